@@ -1,0 +1,373 @@
+package confirm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Mode says how a change was confirmed; the journal records it.
+type Mode string
+
+const (
+	ModeMRTR   Mode = "mrtr"   // the user ticked the box in an input-required round trip (protocol 2026-07-28+)
+	ModeElicit Mode = "elicit" // the user ticked the box in an elicitation/create sent during the call (older protocols)
+	ModeCode   Mode = "code"   // the agent passed back a confirmation code
+)
+
+// AgentRule is the sentence the guide and every confirmed tool's description carry.
+const AgentRule = "Pass a confirmation code back only after the user has seen the preview and agreed to it: a code proves that a preview was made, not that anyone read it."
+
+const (
+	lifetime                   = 600 * time.Second // of a code and of a sealed state
+	codeBytes                  = 8                 // 11 base64url characters
+	nonceBytes                 = 16
+	keyBytes                   = 32
+	formKey                    = "confirm" // the one input request, and the one answer read
+	formField                  = "value"   // the form's one boolean
+	protocolMRTR               = "2026-07-28"
+	statusDeclined             = "declined"
+	statusConfirmationRequired = "confirmation_required"
+)
+
+// Messages for the agent in a Reply.
+const (
+	declinedMessage  = "Nothing was written."
+	dismissedMessage = "The question was dismissed, and this server accepts only the user's own answer. Nothing was written."
+	codeMessage      = "Nothing was written yet. Show the preview to the user. Only if the user agrees, call this tool again with the same arguments plus confirmation set to this code; it works once, for exactly these changes, within 600 seconds."
+)
+
+// Errors from Ask that become tool errors. Their text is read by the agent and the
+// user, so each is a whole sentence; callers tell them apart with errors.Is and
+// return them unwrapped so the text stays exact.
+var (
+	ErrCodeRefused   = errors.New("This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview.")
+	ErrPlanChanged   = errors.New("The plan changed between the preview and the answer. Nothing was written; call the tool again to see the new preview.")
+	ErrCodesDisabled = errors.New("Confirmation codes are disabled on this server (AVENIR_MCP_REQUIRE_ELICITATION=1): only the user's own answer in the client can confirm a change. Nothing was written; call again without confirmation so the client asks the user.")
+	ErrCannotAsk     = errors.New("This client cannot ask the user to confirm (it does not support MCP form elicitation), and this server accepts only the user's own answer (AVENIR_MCP_REQUIRE_ELICITATION=1). Nothing was changed; use a client that supports elicitation, or unset the variable.")
+)
+
+// Options configures an Asker. A zero Clock or Rand takes the production default.
+type Options struct {
+	// RequireElicitation (AVENIR_MCP_REQUIRE_ELICITATION=1) lets only the user's own
+	// answer in the client confirm: no codes, and a dismissed question is declined.
+	RequireElicitation bool
+	// Clock is read for code and state lifetimes; only its monotonic reading
+	// counts, so a wall-clock jump changes nothing. Default time.Now.
+	Clock func() time.Time
+	// Rand supplies codes, nonces and the sealing key. Default crypto/rand.
+	Rand io.Reader
+}
+
+// Asker decides, for each write, whether it may go ahead. It keeps the codes and
+// the unanswered states in memory and is safe for concurrent use.
+type Asker struct {
+	requireElicitation bool
+	clock              func() time.Time
+	epoch              time.Time // sealed expiries count from here, so they follow the monotonic clock
+	key                []byte    // seals request states; drawn at New, so a restart voids them all
+
+	mu     sync.Mutex // guards rand (a caller's reader need not be concurrency-safe), codes and states
+	rand   io.Reader
+	codes  *ledger // confirmation code → what it confirms
+	states *ledger // nonce of each unanswered sealed state → what it confirms
+}
+
+// New returns an Asker with a fresh sealing key drawn from opts.Rand. A new Asker
+// (a restart) invalidates every request state and code issued before.
+func New(opts Options) (*Asker, error) {
+	a := &Asker{
+		requireElicitation: opts.RequireElicitation,
+		clock:              opts.Clock,
+		rand:               opts.Rand,
+		key:                make([]byte, keyBytes),
+		codes:              newLedger(),
+		states:             newLedger(),
+	}
+	if a.clock == nil {
+		a.clock = time.Now
+	}
+	if a.rand == nil {
+		a.rand = rand.Reader
+	}
+	if _, err := io.ReadFull(a.rand, a.key); err != nil {
+		return nil, fmt.Errorf("drawing the key that seals confirmation state: %w", err)
+	}
+	a.epoch = a.clock()
+	return a, nil
+}
+
+// Question is one write waiting for confirmation.
+type Question struct {
+	Tool         string // the tool's name, bound into the sealed state and the code
+	PlanID       string // the resolved plan id
+	Subject      any    // the exact change as data; must have a canonical form (see Canonical)
+	Preview      string // the text the user sees
+	Args         any    // the tool's arguments without the confirmation code, bound into the sealed state
+	Confirmation string // the confirmation argument, if the agent passed one
+}
+
+// Decision is Ask's answer. Exactly one of: Proceed (write now; Mode says how it
+// was confirmed), Input (an input-required result to return as is from the tool
+// handler), or Reply (a normal tool result: declined or confirmation_required).
+// Fingerprint is the subject's fingerprint whenever Ask returns no error.
+type Decision struct {
+	Proceed     bool
+	Mode        Mode
+	Fingerprint string
+	Input       *mcp.CallToolResult
+	Reply       *Reply
+}
+
+// Reply is a tool result that writes nothing.
+type Reply struct {
+	Status           string `json:"status"` // "declined" or "confirmation_required"
+	Preview          string `json:"preview"`
+	Confirmation     string `json:"confirmation,omitempty"`       // the code, for confirmation_required
+	ExpiresInSeconds int    `json:"expires_in_seconds,omitempty"` // 600 when issued
+	Message          string `json:"message"`                      // what the agent should do next
+}
+
+// Ask decides whether q's change may be written now. It picks one of the three
+// ways described in the package doc from req: the answer leg when req carries a
+// request state (a confirmation in q is then ignored), the code leg when q carries
+// a confirmation, else the first call.
+//
+// Errors: a *jsonrpc.Error, to be returned unwrapped, for a request state that
+// does not verify (invalid params) and for a 2026-07-28 client without
+// elicitation under RequireElicitation (-32021); ErrCodeRefused, ErrPlanChanged,
+// ErrCodesDisabled and ErrCannotAsk; or a plain error when q is incomplete or
+// randomness fails. An error always means: write nothing.
+func (a *Asker) Ask(ctx context.Context, req *mcp.CallToolRequest, q Question) (Decision, error) {
+	if err := ctx.Err(); err != nil {
+		return Decision{}, err
+	}
+	if req == nil || req.Params == nil {
+		return Decision{}, errors.New("confirming a change: the call has no request")
+	}
+	if q.Tool == "" || q.Preview == "" {
+		return Decision{}, errors.New("confirming a change: the question needs a tool name and a preview")
+	}
+	fp, err := Fingerprint(q.PlanID, q.Subject)
+	if err != nil {
+		return Decision{}, fmt.Errorf("confirming %s: %w", q.Tool, err)
+	}
+	switch {
+	case req.Params.RequestState != "":
+		return a.answer(req, q, fp)
+	case q.Confirmation != "":
+		return a.redeemCode(q, fp)
+	default:
+		return a.ask(req, q, fp)
+	}
+}
+
+// ask puts the question: as a form when the client can show one, else as a code.
+func (a *Asker) ask(req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
+	if formElicitation(req.ClientCapabilities()) {
+		state, err := a.issueState(q, fp)
+		if err != nil {
+			return Decision{}, err
+		}
+		return Decision{Fingerprint: fp, Input: &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{formKey: confirmForm(q.Preview)},
+			RequestState:  state,
+		}}, nil
+	}
+	if a.requireElicitation {
+		if speaksMRTR(req) {
+			return Decision{}, missingElicitation()
+		}
+		return Decision{}, ErrCannotAsk
+	}
+	return a.issueCode(q, fp)
+}
+
+// answer reads the user's answer to a form, after checking that the sealed state
+// is genuine, live, unspent and still about the same change.
+func (a *Asker) answer(req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
+	args, err := argsDigest(q.Args)
+	if err != nil {
+		return Decision{}, err
+	}
+	sealed, ok := a.spendState(req.Params.RequestState, q.Tool, args)
+	if !ok {
+		return Decision{}, invalidState()
+	}
+	// fp was computed from fresh data: a different one means the plan moved
+	// between the question and the answer.
+	if sealed.Fingerprint != fp {
+		return Decision{}, ErrPlanChanged
+	}
+	res, answered := req.Params.InputResponses[formKey].(*mcp.ElicitResult)
+	if !answered || res == nil {
+		return a.ask(req, q, fp) // no answer: ask again, as the protocol says
+	}
+	switch res.Action {
+	case "accept":
+		// The 2026 path is not validated against the form, so only a JSON true counts.
+		if ticked, _ := res.Content[formField].(bool); ticked {
+			return Decision{Proceed: true, Mode: modeOf(req), Fingerprint: fp}, nil
+		}
+		return declined(q, fp, declinedMessage), nil
+	case "cancel":
+		// Dismissing is not refusing: a headless client dismisses everything.
+		if a.requireElicitation {
+			return declined(q, fp, dismissedMessage), nil
+		}
+		return a.issueCode(q, fp)
+	default:
+		return declined(q, fp, declinedMessage), nil
+	}
+}
+
+// redeemCode spends the agent's code and proceeds only if it was live and issued
+// for exactly this change.
+func (a *Asker) redeemCode(q Question, fp string) (Decision, error) {
+	if a.requireElicitation {
+		return Decision{}, ErrCodesDisabled
+	}
+	a.mu.Lock()
+	ok := a.codes.redeem(q.Confirmation, q.Tool, fp, a.clock())
+	a.mu.Unlock()
+	if !ok {
+		return Decision{}, ErrCodeRefused
+	}
+	return Decision{Proceed: true, Mode: ModeCode, Fingerprint: fp}, nil
+}
+
+func (a *Asker) issueCode(q Question, fp string) (Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	code, err := a.token(codeBytes)
+	if err != nil {
+		return Decision{}, err
+	}
+	now := a.clock()
+	a.codes.add(code, ticket{tool: q.Tool, fingerprint: fp, expires: now.Add(lifetime)}, now)
+	return Decision{Fingerprint: fp, Reply: &Reply{
+		Status:           statusConfirmationRequired,
+		Preview:          q.Preview,
+		Confirmation:     code,
+		ExpiresInSeconds: int(lifetime / time.Second),
+		Message:          codeMessage,
+	}}, nil
+}
+
+func (a *Asker) issueState(q Question, fp string) (string, error) {
+	args, err := argsDigest(q.Args)
+	if err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	nonce, err := a.token(nonceBytes)
+	if err != nil {
+		return "", err
+	}
+	now := a.clock()
+	a.states.add(nonce, ticket{tool: q.Tool, fingerprint: fp, expires: now.Add(lifetime)}, now)
+	return a.seal(claims{
+		Fingerprint: fp,
+		Tool:        q.Tool,
+		Args:        args,
+		Expires:     int64(now.Sub(a.epoch) + lifetime),
+		Nonce:       nonce,
+	})
+}
+
+// spendState verifies state and spends its nonce. The nonce goes at the first
+// verified use, whatever the answer turns out to be, so no state counts twice.
+func (a *Asker) spendState(state, tool, args string) (claims, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.clock()
+	c, err := a.open(state, tool, args, now)
+	if err != nil || !a.states.redeem(c.Nonce, c.Tool, c.Fingerprint, now) {
+		return claims{}, false
+	}
+	return c, true
+}
+
+// token draws n random bytes as base64url without padding. The caller holds mu.
+func (a *Asker) token(n int) (string, error) {
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(a.rand, buf); err != nil {
+		return "", fmt.Errorf("drawing a random confirmation token: %w", err)
+	}
+	return b64.EncodeToString(buf), nil
+}
+
+func declined(q Question, fp, message string) Decision {
+	return Decision{Fingerprint: fp, Reply: &Reply{Status: statusDeclined, Preview: q.Preview, Message: message}}
+}
+
+// confirmForm is the one yes/no question. Its box is deliberately not required:
+// the SDK checks an older client's answer against the form before it fills in
+// defaults, so a required box left out would become a protocol error instead of
+// the "declined" the user meant.
+func confirmForm(preview string) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Mode:    "form",
+		Message: preview,
+		RequestedSchema: &jsonschema.Schema{
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				formField: {
+					Type:        "boolean",
+					Title:       "Apply this change",
+					Description: "Tick to apply the change shown above. Leave it unticked, or decline, and nothing is written.",
+					Default:     json.RawMessage("false"),
+				},
+			},
+		},
+	}
+}
+
+// formElicitation reports whether the client declared form elicitation. An
+// elicitation capability naming neither form nor URL means form, as in the SDK.
+func formElicitation(c *mcp.ClientCapabilities) bool {
+	if c == nil || c.Elicitation == nil {
+		return false
+	}
+	return c.Elicitation.Form != nil || c.Elicitation.URL == nil
+}
+
+// speaksMRTR reports whether the request is served by the input-required round
+// trip. A request without any protocol version is served as the latest, as the
+// SDK does.
+func speaksMRTR(req *mcp.CallToolRequest) bool {
+	v := req.ProtocolVersion()
+	return v == "" || v >= protocolMRTR
+}
+
+func modeOf(req *mcp.CallToolRequest) Mode {
+	if speaksMRTR(req) {
+		return ModeMRTR
+	}
+	return ModeElicit
+}
+
+func invalidState() error {
+	return &jsonrpc.Error{
+		Code:    jsonrpc.CodeInvalidParams,
+		Message: "The requestState of this call was not issued by this server for this tool and these arguments, or it has expired or been used. Nothing was written; call the tool again without requestState for a new preview.",
+	}
+}
+
+func missingElicitation() error {
+	return &jsonrpc.Error{
+		Code:    mcp.CodeMissingRequiredClientCapabilities,
+		Message: "This server accepts only the user's own answer, and this client does not support elicitation, so it cannot ask. Nothing was changed.",
+		Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`),
+	}
+}

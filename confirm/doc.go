@@ -1,0 +1,93 @@
+// Package confirm decides whether a write may reach YNAB: every confirmed tool
+// calls [Asker.Ask] with the exact change it is about to make, and writes only when
+// the Decision says Proceed. Any error, absence or doubt means: write nothing.
+//
+//	d, err := asker.Ask(ctx, req, confirm.Question{Tool: "set_category_budget",
+//		PlanID: planID, Subject: subject, Preview: preview, Args: argsWithoutCode,
+//		Confirmation: in.Confirmation})
+//	switch {
+//	case err != nil:
+//		return nil, Out{}, err // a *jsonrpc.Error must stay unwrapped
+//	case d.Input != nil:
+//		return d.Input, Out{}, nil // the input-required round trip
+//	case d.Reply != nil:
+//		return nil, replyOut(d.Reply), nil // declined, or a code to show the user
+//	}
+//	// d.Proceed: journal with d.Mode and d.Fingerprint, then write.
+//
+// # What is confirmed
+//
+// The subject is the change as data, after every name is resolved to an id and
+// every amount converted to milliunits. Its [Fingerprint] binds an answer or a code
+// to that change in that plan and nothing else. The plan is computed again from
+// fresh data at every call, so if the plan moved between the question and the
+// answer, the fingerprints differ and Ask fails with [ErrPlanChanged].
+//
+// # Three ways to ask
+//
+// Ask reads the client's capabilities and protocol version from the request itself.
+//
+//  1. Form elicitation on protocol 2026-07-28 or later ([ModeMRTR]). A server cannot
+//     send the client a request of its own during a call, so the first call returns
+//     an input-required result: one input request, "confirm", a form with one
+//     boolean "value" whose message is the preview, and a sealed request state. The
+//     client shows the form and calls again with the same arguments, the answer and
+//     the state.
+//  2. Form elicitation on an older protocol ([ModeElicit]). The go-sdk turns the same
+//     input-required result into an elicitation/create sent during the call and
+//     calls the handler once more with the answer, in the same shape as in 1. It
+//     does so only once, which is why everything is asked in one form.
+//  3. No elicitation ([ModeCode]). The first call returns confirmation_required with
+//     the preview and a code. The agent shows the preview, and only if the user
+//     agrees calls again with the same arguments plus the code (see [AgentRule]).
+//     A code is 8 random bytes in base64url (11 characters), lives 600 seconds on
+//     the monotonic clock, confirms one fingerprint, is spent at its first use even
+//     when it does not match, and lives in memory only.
+//
+// # How answers are read
+//
+// A form accepted with the box ticked (a JSON true) goes ahead. Accepted without
+// the box ticked, or declined, writes nothing. Cancelled, the call falls back to a
+// code: dismissing is not refusing. Headless clients declare elicitation and then
+// dismiss every question; reading that as "no" would make every write impossible
+// for them, while a code still puts the user's agreement, through the agent,
+// between the preview and the write. Only with RequireElicitation
+// (AVENIR_MCP_REQUIRE_ELICITATION=1), where nothing but the user's own answer
+// counts, is a dismissed question declined; codes are then refused outright, and a
+// client that cannot ask cannot write (-32021 for a 2026-07-28 client, a tool
+// error for older ones).
+//
+// # Sealed request state
+//
+// The go-sdk passes requestState through untouched, so Ask seals it itself:
+// base64url(JSON claims) "." base64url(HMAC-SHA256), over the fingerprint, the tool
+// name, a digest of the arguments, an expiry 600 s ahead on the monotonic clock
+// and a random nonce, under a key drawn at [New]. A state that is modified,
+// truncated, expired, already answered (its nonce is spent at the first verified
+// answer, whatever it was), from another Asker, or for another tool or other
+// arguments is refused with JSON-RPC invalid params. The seal gives integrity,
+// not secrecy; the state holds nothing secret.
+//
+// # Canonical JSON
+//
+// [Canonical] sorts object keys by their UTF-8 bytes, drops all white space,
+// writes numbers as int64 integers (anything else is an error), escapes in
+// strings only '"', '\' and control characters, and sorts every array by its
+// elements' canonical bytes, so the same changes in another order give the same
+// fingerprint. [Fingerprint] is the hex SHA-256 of "[" + canonical(plan id) + "," +
+// canonical(subject) + "]": that outer pair is positional and never sorted.
+//
+// Test vector (checked by TestFingerprintVector): plan id
+// "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0" and the subject
+//
+//	{"transactions": [
+//	   {"payee": "Market", "amount": -86400, "date": "2026-09-12", "memo": "Kaas & \"brood\""},
+//	   {"payee": "Café Zon", "amount": 2500000, "date": "2026-09-01"}],
+//	 "approved": true, "account_id": "acc-betaal"}
+//
+// hash the bytes
+//
+//	["0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",{"account_id":"acc-betaal","approved":true,"transactions":[{"amount":-86400,"date":"2026-09-12","memo":"Kaas & \"brood\"","payee":"Market"},{"amount":2500000,"date":"2026-09-01","payee":"Café Zon"}]}]
+//
+// to the fingerprint 68e30b7792c10417cc8a174e1dd5624c36ec511dd9368835d70d6d2672287f1e.
+package confirm
