@@ -1,0 +1,227 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
+)
+
+// The test double for every tool test: the real sandbox over HTTP on loopback, the real YNAB
+// client, a real journal in a temp dir, the real confirm.Asker, and the go-sdk client over
+// in-memory transports, as one of the kinds of client people use.
+
+// sandboxToday is the sandbox's and the server's today in tests.
+var sandboxToday = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+
+// testToken must never show in a log, an error or the journal.
+const testToken = "tok_SECRET_9f8e7d6c5b4a"
+
+type clientKind struct {
+	name     string
+	protocol string // "" for 2026-07-28
+	answer   string // "" no elicitation; else "accept", "reject" (accept with value false), "decline", "cancel"
+}
+
+var (
+	modernYes    = clientKind{name: "2026-07-28 with elicitation", protocol: "", answer: "accept"}
+	modernNone   = clientKind{name: "2026-07-28 without elicitation", protocol: ""}
+	legacy1125   = clientKind{name: "2025-11-25 with elicitation", protocol: "2025-11-25", answer: "accept"}
+	legacy0618   = clientKind{name: "2025-06-18 with elicitation", protocol: "2025-06-18", answer: "accept"}
+	noElicit     = clientKind{name: "2025-06-18 without elicitation", protocol: "2025-06-18"}
+	headless     = clientKind{name: "headless (dismisses every question)", protocol: "2025-11-25", answer: "cancel"}
+	modernCancel = clientKind{name: "2026-07-28 that dismisses", protocol: "", answer: "cancel"}
+)
+
+type testEnv struct {
+	t       *testing.T
+	sb      *sandbox.Sandbox
+	url     string
+	client  *ynab.Client
+	journal *journal.Journal
+	session *mcp.ClientSession
+	log     *lockedWriter
+	asked   []string // the messages of the questions the client was asked
+	mu      sync.Mutex
+	now     atomic.Pointer[time.Time] // the server's clock
+}
+
+// setNow moves the server's clock (months like "current" follow it).
+func (e *testEnv) setNow(t time.Time) { e.now.Store(&t) }
+
+// questions returns the messages of the questions the client was asked so far.
+func (e *testEnv) questions() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.asked)
+}
+
+type envOptions struct {
+	kind               clientKind
+	noMRTRDriver       bool // the client returns input_required results instead of answering them itself
+	readOnly           bool
+	requireElicitation bool
+	clock              func() time.Time // confirm's clock
+	maxAge             time.Duration    // the YNAB client's cache age (0: its default of 5 s)
+	token              string
+}
+
+func newEnv(t *testing.T, o envOptions) *testEnv {
+	t.Helper()
+	e := &testEnv{t: t, log: &lockedWriter{w: &bytes.Buffer{}}}
+	e.setNow(sandboxToday)
+	sb, err := sandbox.New(sandbox.Options{Now: func() time.Time { return sandboxToday }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sb.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	e.sb, e.url = sb, srv.URL
+	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if o.token == "" {
+		o.token = testToken
+	}
+	e.client = ynab.New(ynab.Options{BaseURL: srv.URL, Token: o.token, Logger: logger, MaxAge: o.maxAge,
+		Backoff: func(int) time.Duration { return time.Millisecond }})
+	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.journal = j
+	asker, err := confirm.New(confirm.Options{RequireElicitation: o.requireElicitation, Clock: o.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := NewServer(Deps{YNAB: e.client, Confirm: asker, Journal: j, ReadOnly: o.readOnly,
+		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test"})
+	e.session = e.connect(server, o.kind, o.noMRTRDriver)
+	return e
+}
+
+func (e *testEnv) connect(server *mcp.Server, kind clientKind, noDriver bool) *mcp.ClientSession {
+	e.t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { ss.Close() })
+	opts := &mcp.ClientOptions{}
+	if noDriver {
+		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	if kind.answer != "" {
+		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			e.mu.Lock()
+			e.asked = append(e.asked, r.Params.Message)
+			e.mu.Unlock()
+			switch kind.answer {
+			case "accept":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"value": true}}, nil
+			case "reject":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"value": false}}, nil
+			default:
+				return &mcp.ElicitResult{Action: kind.answer}, nil
+			}
+		}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "avenir-test", Version: "1.0"}, opts).
+		Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: kind.protocol})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its result; a protocol error fails the test.
+func (e *testEnv) call(name string, args map[string]any) *mcp.CallToolResult {
+	e.t.Helper()
+	res, err := e.session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		e.t.Fatalf("%s(%v): %v", name, args, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and decodes its structured result into out.
+func (e *testEnv) ok(name string, args map[string]any, out any) {
+	e.t.Helper()
+	res := e.call(name, args)
+	if res.IsError {
+		e.t.Fatalf("%s(%v) failed: %s", name, args, text(res))
+	}
+	decode(e.t, res, out)
+}
+
+// fails calls a tool that must fail with a tool error containing want.
+func (e *testEnv) fails(name string, args map[string]any, want string) string {
+	e.t.Helper()
+	res := e.call(name, args)
+	if !res.IsError {
+		e.t.Fatalf("%s(%v) succeeded, want an error containing %q: %s", name, args, want, text(res))
+	}
+	if !strings.Contains(text(res), want) {
+		e.t.Fatalf("%s(%v) error = %q, want it to contain %q", name, args, text(res), want)
+	}
+	return text(res)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func decode(t *testing.T, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+}
+
+// writes is how many write requests the sandbox has received since the last resetCounts.
+func (e *testEnv) writes() int { return e.sb.Counts().Writes }
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (e *testEnv) logText() string {
+	e.log.mu.Lock()
+	defer e.log.mu.Unlock()
+	return e.log.w.String()
+}

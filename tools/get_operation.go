@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/journal"
+)
+
+var getOperationTool = mcp.Tool{
+	Name:  "get_operation",
+	Title: "Show one journal entry",
+	Description: "One operation from avenir's journal in full: the preview the user saw, every change with its state before and after, " +
+		"YNAB's answer, how it was confirmed, its events, and whether it can be undone. Costs no YNAB request.",
+	Annotations: readOnly,
+}
+
+type getOperationIn struct {
+	OperationID string `json:"operation_id" jsonschema:"the id from a write's result or list_operations"`
+}
+
+type changeView struct {
+	Kind   string  `json:"kind" jsonschema:"what changed: transaction, month_category, category, …"`
+	ID     string  `json:"id,omitempty"`
+	Month  string  `json:"month,omitempty"`
+	Label  string  `json:"label,omitempty"`
+	Before *object `json:"before" jsonschema:"the fields before, as YNAB names them; null for something created"`
+	After  *object `json:"after" jsonschema:"the fields after; null for something deleted"`
+}
+
+type eventView struct {
+	ID   string    `json:"id"`
+	Time time.Time `json:"time"`
+	Type string    `json:"type" jsonschema:"prepared, applied, failed, recovered or undone"`
+}
+
+type getOperationOut struct {
+	operationView
+	YNABRequests    int          `json:"ynab_requests" jsonschema:"YNAB requests this call cost: none, it reads the journal"`
+	Preview         string       `json:"preview,omitempty"`
+	Fingerprint     string       `json:"fingerprint,omitempty"`
+	Changes         []changeView `json:"changes"`
+	CreatedIDs      []string     `json:"created_ids,omitempty"`
+	ServerKnowledge int64        `json:"server_knowledge,omitempty"`
+	Requests        int          `json:"ynab_requests_used" jsonschema:"YNAB requests the write cost"`
+	Events          []eventView  `json:"events"`
+}
+
+func (h *handlers) getOperation(ctx context.Context, _ *mcp.CallToolRequest, in getOperationIn) (*mcp.CallToolResult, getOperationOut, error) {
+	id := strings.TrimSpace(in.OperationID)
+	op, err := h.Journal.Get(id)
+	if errors.Is(err, journal.ErrNotFound) {
+		return nil, getOperationOut{}, fmt.Errorf("operation_id: there is no operation %q in the journal; list_operations shows the recent ones", id)
+	}
+	if err != nil {
+		return nil, getOperationOut{}, fmt.Errorf("reading the journal: %w", err)
+	}
+	out := getOperationOut{operationView: viewOperation(op), Preview: op.Preview,
+		Fingerprint: op.Fingerprint, CreatedIDs: op.CreatedIDs, ServerKnowledge: op.ServerKnowledge, Requests: op.Requests,
+		Changes: []changeView{}, Events: []eventView{}}
+	for _, c := range op.Changes {
+		out.Changes = append(out.Changes, changeView{Kind: c.Kind, ID: c.ID, Month: c.Month, Label: c.Label,
+			Before: asObject(c.Before), After: asObject(c.After)})
+	}
+	for _, e := range op.Events {
+		out.Events = append(out.Events, eventView{ID: e.ID, Time: e.Time, Type: e.Type})
+	}
+	return nil, out, nil
+}
+
+// object is a JSON object passed through as recorded (a change's fields before or after).
+type object json.RawMessage
+
+// MarshalJSON writes the object as recorded.
+func (o object) MarshalJSON() ([]byte, error) { return o, nil }
+
+func asObject(r json.RawMessage) *object {
+	if len(r) == 0 || string(r) == "null" {
+		return nil
+	}
+	o := object(r)
+	return &o
+}

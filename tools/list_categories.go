@@ -1,0 +1,149 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var listCategoriesTool = mcp.Tool{
+	Name:  "list_categories",
+	Title: "List categories",
+	Description: "List the plan's category groups and categories for a month: assigned, activity, available, and a summary of each target. " +
+		"Hidden categories only with include_hidden.",
+	Annotations: readOnly,
+}
+
+type listCategoriesIn struct {
+	PlanID        string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	Month         string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
+	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"also list hidden categories and groups"`
+}
+
+type targetView struct {
+	Type             string `json:"type" jsonschema:"YNAB's goal type: TB, TBD, MF, NEED or DEBT"`
+	Description      string `json:"description"`
+	AmountMilliunits *int64 `json:"amount_milliunits,omitempty"`
+	Amount           string `json:"amount,omitempty"`
+	Date             string `json:"date,omitempty"`
+	UnderFunded      *money `json:"under_funded,omitempty" jsonschema:"still to assign this month to stay on track"`
+	PercentComplete  *int   `json:"percent_complete,omitempty"`
+}
+
+type categoryView struct {
+	ID        string      `json:"id"`
+	Name      string      `json:"name"`
+	Hidden    bool        `json:"hidden,omitempty"`
+	Assigned  money       `json:"assigned"`
+	Activity  money       `json:"activity"`
+	Available money       `json:"available"`
+	Target    *targetView `json:"target,omitempty"`
+	Note      string      `json:"note,omitempty"`
+}
+
+type groupView struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	Hidden     bool           `json:"hidden,omitempty"`
+	Categories []categoryView `json:"categories"`
+}
+
+type listCategoriesOut struct {
+	result
+	Month  string      `json:"month"`
+	Groups []groupView `json:"groups"`
+}
+
+func (h *handlers) listCategories(ctx context.Context, _ *mcp.CallToolRequest, in listCategoriesIn) (*mcp.CallToolResult, listCategoriesOut, error) {
+	month, err := h.parseMonth("month", in.Month)
+	if err != nil {
+		return nil, listCategoriesOut{}, err
+	}
+	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	if err != nil {
+		return nil, listCategoriesOut{}, err
+	}
+	m, err := h.monthData(ctx, p, month)
+	if err != nil {
+		return nil, listCategoriesOut{}, err
+	}
+	figures := make(map[string]*ynab.Category, len(m.Categories))
+	for i := range m.Categories {
+		figures[m.Categories[i].ID] = &m.Categories[i]
+	}
+	out := listCategoriesOut{result: result{PlanID: p.ID}, Month: month, Groups: []groupView{}}
+	for _, g := range p.CategoryGroups {
+		if g.Deleted || g.Internal || (g.Hidden && !in.IncludeHidden) {
+			continue
+		}
+		gv := groupView{ID: g.ID, Name: g.Name, Hidden: g.Hidden, Categories: []categoryView{}}
+		for i := range p.Categories {
+			c := &p.Categories[i]
+			if c.CategoryGroupID != g.ID || c.Deleted || (c.Hidden && !in.IncludeHidden) {
+				continue
+			}
+			f := figures[c.ID]
+			if f == nil {
+				f = c // the month does not list it: no figures of its own
+			}
+			gv.Categories = append(gv.Categories, categoryView{
+				ID: c.ID, Name: c.Name, Hidden: c.Hidden, Note: str(c.Note),
+				Assigned: h.money(p, f.Budgeted), Activity: h.money(p, f.Activity), Available: h.money(p, f.Balance),
+				Target: h.target(p, f),
+			})
+		}
+		out.Groups = append(out.Groups, gv)
+	}
+	return nil, out, nil
+}
+
+// target describes a category's target as YNAB's app names it.
+func (h *handlers) target(p *ynab.Plan, c *ynab.Category) *targetView {
+	if c.GoalType == nil || *c.GoalType == "" {
+		return nil
+	}
+	t := &targetView{Type: *c.GoalType, Description: targetDescription(c), AmountMilliunits: c.GoalTarget,
+		Date: str(c.GoalTargetDate), PercentComplete: c.GoalPercentageComplete}
+	if c.GoalTarget != nil {
+		t.Amount = FormatCurrency(*c.GoalTarget, currency(p))
+	}
+	if c.GoalUnderFunded != nil {
+		u := h.money(p, *c.GoalUnderFunded)
+		t.UnderFunded = &u
+	}
+	return t
+}
+
+func targetDescription(c *ynab.Category) string {
+	switch str(c.GoalType) {
+	case ynab.GoalTargetBalance:
+		return "save up to a balance"
+	case ynab.GoalTargetBalanceByDate:
+		return "save up to a balance by a date"
+	case ynab.GoalMonthlyFunding:
+		return "assign an amount every month"
+	case ynab.GoalDebt:
+		return "pay off a debt"
+	case ynab.GoalNeed:
+		d := "needed for spending"
+		switch {
+		case c.GoalTargetDate != nil:
+			d += " by a date"
+		case c.GoalCadence != nil && *c.GoalCadence == 2:
+			d += " every week"
+		case c.GoalCadence != nil && *c.GoalCadence == 13:
+			d += " every year"
+		case c.GoalCadence != nil && *c.GoalCadence == 1:
+			d += " every month"
+		}
+		if c.GoalNeedsWholeAmount != nil && *c.GoalNeedsWholeAmount {
+			d += " (set aside the whole amount)"
+		} else {
+			d += " (refill up to the amount)"
+		}
+		return d
+	}
+	return "target"
+}

@@ -1,0 +1,7 @@
+package tools
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+// addCreates registers the writes that create transactions or mark them reconciled.
+func (h *handlers) addCreates(srv *mcp.Server) {
+}

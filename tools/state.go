@@ -1,0 +1,174 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+// Reading a journaled change back from YNAB: what the fields it names hold now. Recovery uses
+// it to tell whether an interrupted write reached YNAB; undo uses it to see what someone
+// changed since.
+
+// Kinds of journaled change.
+const (
+	kindTransaction   = "transaction"     // fields of an existing transaction
+	kindMonthCategory = "month_category"  // a category's figures in a month (budgeted)
+	kindCategory      = "category"        // a category's own fields (name, group, target)
+	kindNewTx         = "new_transaction" // a transaction created (Before null); After holds its import_id
+)
+
+// current returns the present values of the fields ch names (the keys of its After, else its
+// Before), and whether the thing exists at all.
+func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change) (map[string]json.RawMessage, bool, error) {
+	var entity any
+	switch ch.Kind {
+	case kindTransaction:
+		t, ok := p.Transaction(ch.ID)
+		if !ok || t.Deleted {
+			return nil, false, nil
+		}
+		entity = t
+	case kindNewTx:
+		t := findByImportID(p, ch)
+		if t == nil {
+			return nil, false, nil
+		}
+		entity = t
+	case kindCategory:
+		c, ok := p.Category(ch.ID)
+		if !ok || c.Deleted {
+			return nil, false, nil
+		}
+		entity = c
+	case kindMonthCategory:
+		b, err := h.assigned(ctx, p, ch.Month, ch.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		entity = map[string]int64{"budgeted": b}
+	default:
+		return nil, false, fmt.Errorf("a journaled change of kind %q cannot be read back", ch.Kind)
+	}
+	all, err := asFields(entity)
+	if err != nil {
+		return nil, false, err
+	}
+	names := ch.After
+	if len(names) == 0 || string(names) == "null" {
+		names = ch.Before
+	}
+	want, err := decodeFields(names)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make(map[string]json.RawMessage, len(want))
+	for k := range want {
+		v, ok := all[k]
+		if !ok {
+			v = json.RawMessage("null")
+		}
+		out[k] = v
+	}
+	return out, true, nil
+}
+
+// findByImportID finds a created transaction by the import_id avenir gave it.
+func findByImportID(p *ynab.Plan, ch journal.Change) *ynab.TransactionSummary {
+	after, err := decodeFields(ch.After)
+	if err != nil {
+		return nil
+	}
+	var importID string
+	if json.Unmarshal(after["import_id"], &importID) != nil || importID == "" {
+		return nil
+	}
+	for i := range p.Transactions {
+		t := &p.Transactions[i]
+		if !t.Deleted && t.ImportID != nil && *t.ImportID == importID {
+			return t
+		}
+	}
+	return nil
+}
+
+func asFields(v any) (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return decodeFields(b)
+}
+
+func decodeFields(b json.RawMessage) (map[string]json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(b) == 0 || string(b) == "null" {
+		return m, nil
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("a journaled change's fields are not a JSON object: %w", err)
+	}
+	return m, nil
+}
+
+// holds reports whether the present fields equal the wanted ones (JSON values compared
+// canonically: "" and null flags are both "no flag").
+func holds(now map[string]json.RawMessage, want json.RawMessage) bool {
+	w, err := decodeFields(want)
+	if err != nil {
+		return false
+	}
+	for k, v := range w {
+		if !sameJSON(now[k], v) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	norm := func(r json.RawMessage) string {
+		if len(r) == 0 || string(r) == `""` {
+			return "null"
+		}
+		var v any
+		if json.Unmarshal(r, &v) != nil {
+			return string(r)
+		}
+		c, _ := json.Marshal(v)
+		return string(c)
+	}
+	return bytes.Equal([]byte(norm(a)), []byte(norm(b)))
+}
+
+// Recovery resolves, at server start, the operations a crash left prepared: it reads the plan
+// from YNAB and checks whether the changes are there. It implements journal.Checker.
+type Recovery struct{ h *handlers }
+
+// NewRecovery returns the journal's checker for d's YNAB client.
+func NewRecovery(d Deps) *Recovery { return &Recovery{h: &handlers{Deps: d, log: d.Logger}} }
+
+// WasApplied reports whether op's changes reached YNAB. Only when every change is there, or
+// none is, is the answer certain; a mix counts as applied (undo then reverses what is there and
+// leaves the rest alone, naming it).
+func (r *Recovery) WasApplied(ctx context.Context, op journal.Operation) (bool, error) {
+	p, err := r.h.YNAB.Plan(ctx, op.PlanID, ynab.Fresh)
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range op.Changes {
+		now, exists, err := r.h.current(ctx, p, ch)
+		if err != nil {
+			return false, err
+		}
+		deleted := len(ch.After) == 0 || string(ch.After) == "null"
+		if deleted && !exists || !deleted && exists && holds(now, ch.After) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
