@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const demoUsage = `Usage: avenir demo
+
+Starts 'avenir serve --sandbox' as a child process, connects to it as an MCP client would, and
+prints what a person would see of a short session with an assistant. It uses a throw-away
+sandbox and journal, so it changes nothing of yours and needs no YNAB account.
+`
+
+func runDemo(ctx context.Context, args []string, e env) error {
+	fs := flag.NewFlagSet("avenir demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { fmt.Fprint(e.stderr, demoUsage) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("demo: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("demo takes no arguments")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the avenir binary to start: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "avenir-demo-")
+	if err != nil {
+		return fmt.Errorf("making a place for the demo's sandbox: %w", err)
+	}
+	defer os.RemoveAll(dir)
+
+	cmd := exec.CommandContext(ctx, self, "serve", "--sandbox", "--log-level", "warn")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir}
+	cmd.Stderr = e.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "avenir-demo", Version: version}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return fmt.Errorf("starting 'avenir serve --sandbox': %w", err)
+	}
+	defer session.Close()
+	d := &demo{ctx: ctx, s: session, w: e.stdout}
+	return d.run()
+}
+
+// demo prints a session the way a person would follow it: what the assistant asks, and what
+// avenir answers.
+type demo struct {
+	ctx context.Context
+	s   *mcp.ClientSession
+	w   io.Writer
+}
+
+func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.w, format+"\n", args...) }
+
+func (d *demo) step(title string) {
+	d.say("\n── %s %s", title, strings.Repeat("─", max(0, 70-len(title))))
+}
+
+// call calls a tool and decodes its structured result into out.
+func (d *demo) call(name string, args map[string]any, out any) error {
+	res, err := d.s.CallTool(d.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if res.IsError {
+		var msg []string
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				msg = append(msg, t.Text)
+			}
+		}
+		return fmt.Errorf("%s: %s", name, strings.Join(msg, " "))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+func (d *demo) run() error {
+	init := d.s.InitializeResult()
+	d.say("avenir demo: an assistant's session against the built-in sandbox (a sample Dutch household in EUR).")
+	if init != nil && init.ServerInfo != nil {
+		d.say("Connected to %s %s over stdio, MCP protocol %s.", init.ServerInfo.Name, init.ServerInfo.Version, init.ProtocolVersion)
+	}
+
+	d.step("Which plans are there?  (list_plans)")
+	var plans struct {
+		Plans []struct {
+			ID, Name, Currency string
+			Default            bool
+		} `json:"plans"`
+		YNABRequests int `json:"ynab_requests"`
+	}
+	if err := d.call("list_plans", nil, &plans); err != nil {
+		return err
+	}
+	for _, p := range plans.Plans {
+		mark := ""
+		if p.Default {
+			mark = "  ← default"
+		}
+		d.say("  %-24s %s%s", p.Name, p.Currency, mark)
+	}
+
+	d.step("How does this month look?  (get_plan_overview)")
+	var ov struct {
+		PlanName      string `json:"plan_name"`
+		Month         string `json:"month"`
+		ReadyToAssign money  `json:"ready_to_assign"`
+		Income        money  `json:"income"`
+		Assigned      money  `json:"assigned"`
+		Activity      money  `json:"activity"`
+		Overspent     []struct {
+			Category  string `json:"category"`
+			Available money  `json:"available"`
+		} `json:"overspent_categories"`
+		Balances []struct {
+			Account string `json:"account"`
+			Balance money  `json:"balance"`
+		} `json:"budget_account_balances"`
+		Uncategorized int `json:"uncategorized_transactions"`
+		Unapproved    int `json:"unapproved_transactions"`
+		YNABRequests  int `json:"ynab_requests"`
+	}
+	if err := d.call("get_plan_overview", map[string]any{"month": "current"}, &ov); err != nil {
+		return err
+	}
+	d.say("  %s, %s", ov.PlanName, ov.Month[:7])
+	d.say("  Ready to assign %s · income %s · assigned %s · activity %s", ov.ReadyToAssign.Formatted, ov.Income.Formatted, ov.Assigned.Formatted, ov.Activity.Formatted)
+	for _, b := range ov.Balances {
+		d.say("  %-24s %12s", b.Account, b.Balance.Formatted)
+	}
+	for _, o := range ov.Overspent {
+		d.say("  overspent: %s (%s)", o.Category, o.Available.Formatted)
+	}
+	d.say("  %d transaction(s) need a category, %d await approval.  (%d YNAB request(s) for the first full sync)", ov.Uncategorized, ov.Unapproved, ov.YNABRequests)
+
+	d.step("What still needs a category?  (list_transactions status=uncategorized)")
+	var txs struct {
+		Transactions []struct {
+			ID, Date, Account, Payee, Amount, Memo string
+		} `json:"transactions"`
+		YNABRequests int `json:"ynab_requests"`
+	}
+	if err := d.call("list_transactions", map[string]any{"status": "uncategorized"}, &txs); err != nil {
+		return err
+	}
+	for _, t := range txs.Transactions {
+		d.say("  %s  %-16s %-22s %12s  %s", t.Date, t.Account, t.Payee, t.Amount, t.Memo)
+	}
+	d.say("  (%d YNAB request(s): the cache answered)", txs.YNABRequests)
+	d.say("\nThe demo changed nothing of yours: its sandbox and journal were temporary.")
+	return nil
+}
+
+type money struct {
+	Milliunits int64  `json:"milliunits"`
+	Formatted  string `json:"formatted"`
+}

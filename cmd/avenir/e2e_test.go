@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// End-to-end tests of the real binary: built once, run as a process, spoken to over stdio.
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// avenirBinary builds cmd/avenir once per test run.
+func avenirBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "avenir-e2e-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "avenir")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = &buildError{out: string(out), err: err}
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("building avenir: %v", binErr)
+	}
+	return binPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (b *buildError) Error() string { return b.err.Error() + "\n" + b.out }
+
+// isolatedEnv is an environment with its own state directory and journal and no YNAB token.
+func isolatedEnv(t *testing.T, extra ...string) (env []string, stateDir string) {
+	t.Helper()
+	dir := t.TempDir()
+	env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir,
+		"AVENIR_MCP_JOURNAL=" + filepath.Join(dir, "journal.db")}
+	return append(env, extra...), dir
+}
+
+func runBinary(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(avenirBinary(t), args...)
+	cmd.Env = env
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestCommandLine(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"version", []string{"version"}, 0, "avenir ", ""},
+		{"help", []string{"--help"}, 0, "avenir serve", ""},
+		{"serve help", []string{"serve", "--help"}, 0, "", "--sandbox"},
+		{"no command", nil, 2, "", "no command given"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{"bad serve flag", []string{"serve", "--sandboxx"}, 2, "", "flag provided but not defined"},
+		{"serve without a token says how to get one", []string{"serve"}, 1, "", "https://app.ynab.com/settings/developer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runBinary(t, env, tt.args...)
+			if code != tt.wantCode || !strings.Contains(out, tt.wantStdout) || !strings.Contains(errOut, tt.wantStderr) {
+				t.Fatalf("avenir %v: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					tt.args, code, out, errOut, tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// connectBinary starts `avenir serve --sandbox` and connects the go-sdk client at protocol
+// (""= 2026-07-28) with opts.
+func connectBinary(t *testing.T, env []string, protocol string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(avenirBinary(t), "serve", "--sandbox")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "avenir-e2e", Version: "1"}, opts).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connecting to avenir serve --sandbox: %v\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestReadToolsOverStdio(t *testing.T) {
+	for _, protocol := range []string{"2026-07-28", "2025-06-18"} {
+		t.Run(protocol, func(t *testing.T) {
+			env, _ := isolatedEnv(t)
+			cs := connectBinary(t, env, protocol, nil)
+			ctx := context.Background()
+			if got := cs.InitializeResult().ProtocolVersion; got != protocol {
+				t.Errorf("protocol %s, want %s", got, protocol)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reads := 0
+			for _, tool := range tools.Tools {
+				if tool.Annotations == nil {
+					t.Errorf("%s has no annotations", tool.Name)
+					continue
+				}
+				if tool.OutputSchema == nil {
+					t.Errorf("%s has no output schema", tool.Name)
+				}
+				if !tool.Annotations.ReadOnlyHint {
+					continue
+				}
+				reads++
+				args := map[string]any{}
+				if tool.Name == "get_operation" {
+					args["operation_id"] = "01J0000000000000000000000"
+				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+				if err != nil {
+					t.Errorf("%s: %v", tool.Name, err)
+					continue
+				}
+				if res.IsError != (tool.Name == "get_operation") {
+					t.Errorf("%s: isError=%v: %v", tool.Name, res.IsError, res.Content)
+				}
+			}
+			if reads < 9 {
+				t.Errorf("%d read tools listed, want the 9 of spec/tools.md", reads)
+			}
+			guide, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "avenir-mcp://guide"})
+			if err != nil || len(guide.Contents) != 1 || !strings.Contains(guide.Contents[0].Text, "confirmation") {
+				t.Fatalf("reading the guide: %v %v", err, guide)
+			}
+		})
+	}
+}
+
+// TestWireFormatInputRequired speaks hand-written JSON-RPC to the binary, as a 2026-07-28
+// client with elicitation that no SDK wrote: the first call of a confirmed write must come
+// back input_required with one form request "confirm".
+func TestWireFormatInputRequired(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	cmd := exec.Command(avenirBinary(t), "serve", "--sandbox")
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"hand-written","version":"0"}}`
+	req := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + meta +
+		`,"name":"set_category_budget","arguments":{"category":"Restaurants","month":"current","amount":"150.00"}}}` + "\n"
+	if _, err := stdin.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			ResultType    string `json:"resultType"`
+			RequestState  string `json:"requestState"`
+			InputRequests map[string]struct {
+				Method string `json:"method"`
+				Params struct {
+					Mode            string `json:"mode"`
+					Message         string `json:"message"`
+					RequestedSchema struct {
+						Type       string `json:"type"`
+						Properties map[string]struct {
+							Type string `json:"type"`
+						} `json:"properties"`
+						Required []string `json:"required"`
+					} `json:"requestedSchema"`
+				} `json:"params"`
+			} `json:"inputRequests"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	for lines.Scan() {
+		if err := json.Unmarshal(lines.Bytes(), &resp); err == nil && resp.ID == 7 {
+			break
+		}
+	}
+	if resp.ID != 7 {
+		t.Fatalf("no answer to the call: %v", lines.Err())
+	}
+	r := resp.Result
+	if len(resp.Error) > 0 || r.ResultType != "input_required" || r.RequestState == "" || len(r.InputRequests) != 1 {
+		t.Fatalf("answer = %+v (error %s); want input_required with one input request and a state", r, resp.Error)
+	}
+	c, ok := r.InputRequests["confirm"]
+	if !ok || c.Method != "elicitation/create" || c.Params.Mode != "form" {
+		t.Fatalf("input request = %+v; want confirm: elicitation/create in form mode", r.InputRequests)
+	}
+	s := c.Params.RequestedSchema
+	if s.Type != "object" || len(s.Properties) != 1 || s.Properties["value"].Type != "boolean" || len(s.Required) != 0 {
+		t.Fatalf("form schema = %+v; want one boolean property value, not required", s)
+	}
+	if !strings.HasPrefix(c.Params.Message, "Budget Restaurants for 2026-") || !strings.Contains(c.Params.Message, ": 120.00 → 150.00?") {
+		t.Fatalf("message = %q; want the preview", c.Params.Message)
+	}
+}
+
+// TestRestartForgetsCodes: a code issued by one server process is refused by the next.
+func TestRestartForgetsCodes(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	args := map[string]any{"category": "Restaurants", "month": "current", "amount": "150.00"}
+	first := connectBinary(t, env, "2025-06-18", nil)
+	res, err := first.CallTool(context.Background(), &mcp.CallToolParams{Name: "set_category_budget", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("preview: %v %v", err, res)
+	}
+	var got struct{ Status, Confirmation string }
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &got)
+	if got.Status != "confirmation_required" || len(got.Confirmation) != 11 {
+		t.Fatalf("preview = %s; want confirmation_required with an 11-character code", b)
+	}
+	first.Close()
+
+	second := connectBinary(t, env, "2025-06-18", nil)
+	args["confirmation"] = got.Confirmation
+	res, err = second.CallTool(context.Background(), &mcp.CallToolParams{Name: "set_category_budget", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const refused = "This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview."
+	if !res.IsError || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != refused {
+		t.Fatalf("after a restart the old code gave %v; want the refusal", res.Content)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	out, errOut, code := runBinary(t, env, "demo")
+	if code != 0 {
+		t.Fatalf("demo exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"Huishouden", "Ready to assign", "need a category"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// clock is a test clock that moves on by step at each reading.
+type clock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func newClock() *clock {
+	return &clock{t: time.Date(2026, 11, 28, 14, 3, 0, 0, time.UTC), step: time.Second}
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.t
+	c.t = c.t.Add(c.step)
+	return t
+}
+
+func testOptions() Options {
+	return Options{Now: newClock().Now, Entropy: rand.NewChaCha8([32]byte{1})}
+}
+
+// openTest opens a new journal in a temporary directory with a test clock.
+func openTest(t testing.TB) (*Journal, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state", "journal.db")
+	j, err := Open(path, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, path
+}
+
+// testDraft is a draft as the write path would record it for set_category_budget.
+func testDraft(plan, tool string) Draft {
+	return Draft{
+		PlanID:      plan,
+		Tool:        tool,
+		Subject:     json.RawMessage(`{"category": "cat-restaurants", "month": "2026-11-01"}`),
+		Fingerprint: "fp-1",
+		Preview:     "Set Restaurants to 120.00 for November 2026\n\nRestaurants  80.00 → 120.00",
+		Changes: []Change{{
+			Kind: "month_category", ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
+			Before: json.RawMessage(`{"budgeted": 80000}`), After: json.RawMessage(`{"budgeted":120000}`),
+		}},
+		ConfirmedVia: "mrtr",
+		Client:       Client{Name: "claude-ai", Version: "0.1.0"},
+	}
+}
+
+func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {
+	t.Helper()
+	op, err := j.Prepare(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
+	t.Helper()
+	op, err := j.Applied(id, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// replay rebuilds the journal at path from its events alone and checks that everything else
+// it stores (the event lists, the indexes, in_flight) is what the events say. It returns the
+// replayed operations by id.
+func replay(t testing.TB, path string) map[string]*Operation {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("opening %s: %v", path, err)
+	}
+	defer db.Close()
+	ops := map[string]*Operation{}
+	err = db.View(func(tx *bbolt.Tx) error {
+		lists := map[string][]byte{}
+		err := tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
+			var ev Event
+			if err := json.Unmarshal(v, &ev); err != nil {
+				return err
+			}
+			if ev.ID != idString(k) {
+				return fmt.Errorf("event stored under %s says it is %s", idString(k), ev.ID)
+			}
+			op := ops[ev.Operation]
+			if op == nil {
+				op = &Operation{}
+				ops[ev.Operation] = op
+			}
+			if err := op.apply(ev); err != nil {
+				return fmt.Errorf("replaying: %w", err)
+			}
+			lists[ev.Operation] = append(lists[ev.Operation], k...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		want := indexes{}
+		for id, op := range ops {
+			want.add("by_plan", op.PlanID, id)
+			want.add("by_tool", op.Tool, id)
+			want.add("by_status", string(op.Status), id)
+			if op.Status == StatusPrepared {
+				want.add("in_flight", "", id)
+			}
+		}
+		got := indexes{}
+		for _, index := range [][]byte{bucketByPlan, bucketByTool, bucketByStatus} {
+			err := tx.Bucket(index).ForEach(func(value, _ []byte) error {
+				return tx.Bucket(index).Bucket(value).ForEach(func(k, _ []byte) error {
+					got.add(string(index), string(value), idString(k))
+					return nil
+				})
+			})
+			if err != nil {
+				return err
+			}
+		}
+		err = tx.Bucket(bucketInFlight).ForEach(func(k, _ []byte) error {
+			got.add("in_flight", "", idString(k))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(got.sorted(), want.sorted()) {
+			return fmt.Errorf("indexes differ from the events:\n got  %v\n want %v", got.sorted(), want.sorted())
+		}
+		stored := 0
+		err = tx.Bucket(bucketOps).ForEach(func(k, v []byte) error {
+			stored++
+			id := idString(k)
+			// Reading an operation replays the events it lists: the same as this replay.
+			if !slices.Equal(v, lists[id]) {
+				return fmt.Errorf("operation %s lists events %x, its events are %x", id, v, lists[id])
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if stored != len(ops) {
+			return fmt.Errorf("%d operations stored, %d in the events", stored, len(ops))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("journal %s is not consistent: %v", path, err)
+	}
+	return ops
+}
+
+// indexes is a set of index entries, "index/value/operation".
+type indexes map[string]bool
+
+func (ix indexes) add(index, value, op string) { ix[index+"/"+value+"/"+op] = true }
+
+func (ix indexes) sorted() []string {
+	s := make([]string, 0, len(ix))
+	for k := range ix {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+// fileState is what must not change in a file that avenir refuses.
+func fileState(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%v %v %x", info.Mode(), info.ModTime(), b)
+}
+
+func wantErr(t testing.TB, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("error = %v, want %v", err, target)
+	}
+}

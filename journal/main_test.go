@@ -1,0 +1,252 @@
+package journal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Tests that need another process run this test binary again as a child, in one of the roles
+// below, chosen by this variable.
+const roleVar = "AVENIR_JOURNAL_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	if role := os.Getenv(roleVar); role != "" {
+		if err := runChild(role); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	code := m.Run()
+	removeBenchJournals()
+	os.Exit(code)
+}
+
+// runChild plays a role in another process. It reports each event it knows to be committed on
+// stdout, as "event OPERATION EVENT TYPE" and "undone OPERATION BY"; "start" comes first.
+func runChild(role string) error {
+	fmt.Println("start")
+	j, err := Open(os.Getenv("AVENIR_JOURNAL_TEST_PATH"), Options{})
+	if err != nil {
+		return err
+	}
+	switch role {
+	case "writer":
+		return writeOps(j)
+	case "hold":
+		op, err := j.Prepare(testDraft("plan-a", "set_category_budget"))
+		if err != nil {
+			return err
+		}
+		reportEvents(op.Events)
+		_, err = io.Copy(io.Discard, os.Stdin) // until the test lets go
+		return err
+	}
+	return fmt.Errorf("unknown role %q", role)
+}
+
+// writeOps recovers what earlier writers left prepared, then writes AVENIR_JOURNAL_TEST_OPS
+// operations (for ever if 0): applied, partial, failed, and undos of its earlier ones.
+func writeOps(j *Journal) error {
+	n, _ := strconv.Atoi(os.Getenv("AVENIR_JOURNAL_TEST_OPS"))
+	seed, _ := strconv.ParseUint(os.Getenv("AVENIR_JOURNAL_TEST_SEED"), 10, 64)
+	rng := rand.New(rand.NewPCG(seed, uint64(os.Getpid())))
+
+	recovered, err := j.Recover(context.Background(), parity{})
+	if err != nil {
+		return err
+	}
+	for _, op := range recovered {
+		reportEvents(op.Events[len(op.Events)-1:])
+		if op.UndoOf != "" && op.Status == StatusApplied {
+			fmt.Printf("undone %s %s\n", op.UndoOf, op.ID)
+		}
+	}
+
+	plans := []string{"plan-a", "plan-b"}
+	tools := []string{"set_category_budget", "apply_categories", "flag_transactions"}
+	var undoable []string
+	for i := 0; n == 0 || i < n; i++ {
+		d := testDraft(plans[rng.IntN(len(plans))], tools[rng.IntN(len(tools))])
+		if len(undoable) > 0 && rng.IntN(4) == 0 {
+			k := rng.IntN(len(undoable))
+			d.Tool, d.UndoOf = "undo_operation", undoable[k]
+			undoable = slices.Delete(undoable, k, k+1)
+		}
+		op, err := j.Prepare(d)
+		if err != nil {
+			return err
+		}
+		reportEvents(op.Events)
+		var settled Operation
+		switch rng.IntN(8) {
+		case 0:
+			settled, err = j.Failed(op.ID, "YNAB answered 503", 1)
+		case 1:
+			settled, err = j.Applied(op.ID, Outcome{Partial: true, Note: "only the flags", Requests: 2})
+		default:
+			settled, err = j.Applied(op.ID, Outcome{ServerKnowledge: int64(i), Requests: 1})
+		}
+		if err != nil {
+			return err
+		}
+		reportEvents(settled.Events[len(op.Events):])
+		if settled.Status != StatusFailed {
+			undoable = append(undoable, op.ID)
+			if d.UndoOf != "" {
+				fmt.Printf("undone %s %s\n", d.UndoOf, op.ID)
+			}
+		}
+	}
+	return nil
+}
+
+func reportEvents(evs []Event) {
+	for _, ev := range evs {
+		fmt.Printf("event %s %s %s\n", ev.Operation, ev.ID, ev.Type)
+	}
+}
+
+// parity decides from an operation's id alone, so that the test can tell what it answered.
+type parity struct{}
+
+func (parity) WasApplied(_ context.Context, op Operation) (bool, error) {
+	return parityApplied(op.ID), nil
+}
+
+func parityApplied(id string) bool { return strings.ContainsRune("02468ACEGJMPRTVXZ", rune(id[len(id)-1])) }
+
+// child is a running child process and what it has reported.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr strings.Builder
+	first  chan struct{} // closed at the first line
+	done   chan struct{} // closed when stdout is closed
+
+	mu    sync.Mutex
+	lines []string
+}
+
+func startChild(t *testing.T, role, path string, env ...string) *child {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: exec.Command(exe), first: make(chan struct{}), done: make(chan struct{})}
+	c.cmd.Env = append(os.Environ(), append(env, roleVar+"="+role, "AVENIR_JOURNAL_TEST_PATH="+path)...)
+	c.cmd.Stderr = &c.stderr
+	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go c.read(stdout)
+	return c
+}
+
+// read keeps the whole lines the child wrote: a line cut by a kill reports nothing.
+func (c *child) read(r io.Reader) {
+	defer close(c.done)
+	br := bufio.NewReader(r)
+	for n := 0; ; n++ {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if n == 0 {
+				close(c.first)
+			}
+			return
+		}
+		c.mu.Lock()
+		c.lines = append(c.lines, strings.TrimSuffix(line, "\n"))
+		c.mu.Unlock()
+		if n == 0 {
+			close(c.first)
+		}
+	}
+}
+
+// wait waits for the child to end and returns everything it reported.
+func (c *child) wait() ([]string, error) {
+	<-c.done
+	err := c.cmd.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lines, err
+}
+
+// kill ends the child at once, as a crash would.
+func (c *child) kill() []string {
+	_ = c.cmd.Process.Kill()
+	lines, _ := c.wait()
+	return lines
+}
+
+// report is what children reported, checked against a journal.
+type report struct {
+	events map[string]string // event id → operation id
+	types  map[string]string // event id → type
+	undone map[string]string // operation → undone by
+}
+
+func newReport() *report {
+	return &report{events: map[string]string{}, types: map[string]string{}, undone: map[string]string{}}
+}
+
+func (r *report) add(t *testing.T, lines []string) {
+	t.Helper()
+	for _, line := range lines {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 4 && f[0] == "event":
+			r.events[f[2]], r.types[f[2]] = f[1], f[3]
+		case len(f) == 3 && f[0] == "undone":
+			r.undone[f[1]] = f[2]
+		case line == "start":
+		default:
+			t.Fatalf("the child reported %q", line)
+		}
+	}
+}
+
+// check fails unless every event reported is in ops (a replay of the journal) and every
+// recovered operation was resolved as the checker answered.
+func (r *report) check(t *testing.T, ops map[string]*Operation) {
+	t.Helper()
+	for ev, opID := range r.events {
+		op := ops[opID]
+		if op == nil {
+			t.Fatalf("operation %s is missing", opID)
+		}
+		if !slices.ContainsFunc(op.Events, func(e Event) bool { return e.ID == ev && e.Type == r.types[ev] }) {
+			t.Fatalf("event %s (%s) of operation %s is missing", ev, r.types[ev], opID)
+		}
+	}
+	for target, by := range r.undone {
+		if ops[target].UndoneBy != by {
+			t.Fatalf("operation %s is undone by %q, want %s", target, ops[target].UndoneBy, by)
+		}
+	}
+	for _, op := range ops {
+		last := op.Events[len(op.Events)-1]
+		if last.Type == eventRecovered && (op.Status == StatusApplied) != parityApplied(op.ID) {
+			t.Fatalf("operation %s was recovered as %s, against what YNAB said", op.ID, op.Status)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"go.etcd.io/bbolt"
+)
+
+// Checker tells whether YNAB holds the changes of an operation whose writer stopped before it
+// recorded the outcome. It answers from what YNAB shows, never from a guess: when it cannot
+// tell, it returns an error.
+type Checker interface {
+	WasApplied(ctx context.Context, op Operation) (bool, error)
+}
+
+// notApplied is the error recorded for a prepared operation that YNAB turned out not to have.
+const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB does not have the change"
+
+// Recover resolves the operations left prepared by a process that stopped (a crash, a kill)
+// before it recorded their outcome: each is checked with c and gets a "recovered" event, which
+// makes it applied, or failed with "not applied: …". Operations that a running process is still
+// writing are left to it.
+//
+// It returns the operations it looked at, as they are now. One that c could not decide stays
+// prepared, and the returned error says why, for each such operation.
+func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
+	pending, err := j.orphans()
+	if err != nil {
+		return nil, fmt.Errorf("recovering prepared operations: %w", err)
+	}
+	var (
+		ops  []Operation
+		errs []error
+	)
+	for _, op := range pending {
+		if err := ctx.Err(); err != nil {
+			return ops, errors.Join(append(errs, err)...)
+		}
+		applied, err := c.WasApplied(ctx, op)
+		if err != nil {
+			ops = append(ops, op)
+			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
+			continue
+		}
+		op, err = j.resolve(op.ID, applied)
+		if err != nil {
+			return ops, errors.Join(append(errs, err)...)
+		}
+		ops = append(ops, op)
+	}
+	return ops, errors.Join(errs...)
+}
+
+// orphans returns the prepared operations whose writer is gone.
+func (j *Journal) orphans() ([]Operation, error) {
+	var orphans []Operation
+	err := j.view(func(tx *bbolt.Tx) error {
+		pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
+		if err != nil {
+			return err
+		}
+		inFlight := tx.Bucket(bucketInFlight)
+		for _, op := range pending {
+			key, err := parseID(op.ID)
+			if err != nil {
+				return err
+			}
+			if !j.writing(inFlight.Get(key)) {
+				orphans = append(orphans, op)
+			}
+		}
+		return nil
+	})
+	return orphans, err
+}
+
+// resolve records what YNAB showed about the prepared operation id. If another process
+// resolved it first, it returns the operation as that process left it.
+func (j *Journal) resolve(id string, applied bool) (Operation, error) {
+	r := recovery{Applied: applied}
+	if !applied {
+		r.Error = notApplied
+	}
+	op, err := j.settle(id, eventRecovered, r)
+	if errors.Is(err, ErrNotPrepared) {
+		return j.Get(id)
+	}
+	return op, err
+}
+
+// writing says whether the writer recorded for a prepared operation (as JSON) is still at
+// work: this Journal, or another process that is alive. A process with this one's id but
+// another session is an earlier process that had the same id, as happens when a container
+// restarts.
+func (j *Journal) writing(raw []byte) bool {
+	var w writer
+	if raw == nil || json.Unmarshal(raw, &w) != nil {
+		return false
+	}
+	switch {
+	case w.Session == j.session:
+		return true
+	case w.PID == os.Getpid() || w.PID <= 0:
+		return false
+	}
+	p, err := os.FindProcess(w.PID)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,223 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"go.etcd.io/bbolt"
+)
+
+// Prepare records d durably, before YNAB is called, and returns the prepared operation. An
+// undo (d.UndoOf set) is refused when its target is not applied, is already undone, or is
+// being undone by another operation whose outcome is not known yet.
+func (j *Journal) Prepare(d Draft) (Operation, error) {
+	if err := d.normalize(); err != nil {
+		return Operation{}, fmt.Errorf("preparing an operation: %w", err)
+	}
+	var op Operation
+	err := j.update(func(tx *bbolt.Tx) error {
+		if d.UndoOf != "" {
+			if err := checkUndoable(tx, d.UndoOf); err != nil {
+				return err
+			}
+		}
+		var err error
+		op, err = j.prepare(tx, d)
+		return err
+	})
+	if err != nil {
+		return Operation{}, fmt.Errorf("preparing %s: %w", d.Tool, err)
+	}
+	return op, nil
+}
+
+// Applied records YNAB's answer for the prepared operation id. If the operation undoes
+// another, that one is marked undone by it in the same transaction.
+func (j *Journal) Applied(id string, o Outcome) (Operation, error) {
+	if err := normalizeChanges(o.Changes); err != nil {
+		return Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
+	}
+	return j.settle(id, eventApplied, o)
+}
+
+// Failed records that YNAB did not apply the prepared operation id, and why.
+func (j *Journal) Failed(id string, reason string, requests int) (Operation, error) {
+	if reason == "" {
+		return Operation{}, fmt.Errorf("recording operation %s as failed: the reason is missing", id)
+	}
+	return j.settle(id, eventFailed, failure{Error: reason, Requests: requests})
+}
+
+// settle appends the event that ends the prepared operation id in its own transaction.
+func (j *Journal) settle(id, typ string, data any) (Operation, error) {
+	key, err := parseID(id)
+	if err != nil {
+		return Operation{}, err
+	}
+	var op Operation
+	err = j.update(func(tx *bbolt.Tx) error {
+		op, err = j.settleTx(tx, key, typ, data)
+		return err
+	})
+	if err != nil {
+		return Operation{}, fmt.Errorf("recording operation %s as %s: %w", id, typ, err)
+	}
+	return op, nil
+}
+
+// settleTx appends the event that ends the prepared operation keyed key and, if that applied
+// an undo, links the undone operation to it.
+func (j *Journal) settleTx(tx *bbolt.Tx, key []byte, typ string, data any) (Operation, error) {
+	op, err := j.appendEvent(tx, key, typ, data)
+	if err != nil || op.UndoOf == "" || op.Status == StatusFailed {
+		return op, err
+	}
+	target, err := parseID(op.UndoOf)
+	if err != nil {
+		return Operation{}, err
+	}
+	if _, err := j.appendEvent(tx, target, eventUndone, undoLink{By: op.ID}); err != nil {
+		return Operation{}, err
+	}
+	return op, nil
+}
+
+// checkUndoable refuses an undo of the operation id that cannot be recorded.
+func checkUndoable(tx *bbolt.Tx, id string) error {
+	key, err := parseID(id)
+	if err != nil {
+		return err
+	}
+	target, err := readOp(tx, key)
+	if err != nil {
+		return err
+	}
+	if err := target.undoable(); err != nil {
+		return err
+	}
+	pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
+	if err != nil {
+		return err
+	}
+	for _, op := range pending {
+		if op.UndoOf == target.ID {
+			return fmt.Errorf("operation %s is already being undone by %s, whose outcome is not known yet", target.ID, op.ID)
+		}
+	}
+	return nil
+}
+
+// writer identifies who is writing a prepared operation, so that recovery leaves alone the
+// operations another running process is still writing.
+type writer struct {
+	PID     int    `json:"pid"`
+	Session string `json:"session"`
+}
+
+// prepare appends the "prepared" event of a new operation and indexes it.
+func (j *Journal) prepare(tx *bbolt.Tx, d Draft) (Operation, error) {
+	now := j.now().UTC()
+	id, err := j.newID(tx, now)
+	if err != nil {
+		return Operation{}, err
+	}
+	ev, err := newEvent(id, now, id.String(), eventPrepared, d)
+	if err != nil {
+		return Operation{}, err
+	}
+	var op Operation
+	if err := op.apply(ev); err != nil {
+		return Operation{}, err
+	}
+	key := id.Bytes()
+	inFlight, err := json.Marshal(writer{PID: os.Getpid(), Session: j.session})
+	if err != nil {
+		return Operation{}, err
+	}
+	err = errors.Join(
+		putEvent(tx, key, ev),
+		tx.Bucket(bucketOps).Put(key, id.Bytes()),
+		addToIndex(tx, bucketByPlan, op.PlanID, key),
+		addToIndex(tx, bucketByTool, op.Tool, key),
+		addToIndex(tx, bucketByStatus, string(op.Status), key),
+		tx.Bucket(bucketInFlight).Put(key, inFlight),
+	)
+	return op, err
+}
+
+// appendEvent appends an event of type typ to the operation keyed key, if the operation's
+// state allows it, and keeps the indexes in step.
+func (j *Journal) appendEvent(tx *bbolt.Tx, key []byte, typ string, data any) (Operation, error) {
+	op, err := readOp(tx, key)
+	if err != nil {
+		return Operation{}, err
+	}
+	now := j.now().UTC()
+	id, err := j.newID(tx, now)
+	if err != nil {
+		return Operation{}, err
+	}
+	ev, err := newEvent(id, now, op.ID, typ, data)
+	if err != nil {
+		return Operation{}, err
+	}
+	was := op.Status
+	if err := op.apply(ev); err != nil {
+		return Operation{}, err
+	}
+	ops := tx.Bucket(bucketOps)
+	events := append(bytes.Clone(ops.Get(key)), id[:]...)
+	if err := errors.Join(putEvent(tx, id.Bytes(), ev), ops.Put(key, events)); err != nil {
+		return Operation{}, err
+	}
+	if op.Status == was {
+		return op, nil
+	}
+	return op, errors.Join(
+		removeFromIndex(tx, bucketByStatus, string(was), key),
+		addToIndex(tx, bucketByStatus, string(op.Status), key),
+		tx.Bucket(bucketInFlight).Delete(key),
+	)
+}
+
+func newEvent(id ulid.ULID, now time.Time, op, typ string, data any) (Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("encoding a %s event: %w", typ, err)
+	}
+	return Event{ID: id.String(), Time: now, Operation: op, Type: typ, Data: raw}, nil
+}
+
+func putEvent(tx *bbolt.Tx, key []byte, ev Event) error {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encoding event %s: %w", ev.ID, err)
+	}
+	return tx.Bucket(bucketEvents).Put(key, raw)
+}
+
+// newID returns the id of a new event, later than every event already in the journal: ids
+// follow the order of commits even when another process drew a larger id in the same
+// millisecond, or the clock was set back.
+func (j *Journal) newID(tx *bbolt.Tx, now time.Time) (ulid.ULID, error) {
+	id, err := ulid.New(ulid.Timestamp(now), j.entropy)
+	if err != nil {
+		return id, fmt.Errorf("making an event id: %w", err)
+	}
+	last, _ := tx.Bucket(bucketEvents).Cursor().Last()
+	if last == nil || bytes.Compare(id[:], last) > 0 {
+		return id, nil
+	}
+	copy(id[:], last)
+	for i := len(id) - 1; i >= 0; i-- {
+		if id[i]++; id[i] != 0 {
+			return id, nil
+		}
+	}
+	return id, errors.New("making an event id: no id is left after the last one")
+}

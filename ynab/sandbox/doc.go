@@ -1,0 +1,128 @@
+// Package sandbox emulates YNAB's API v1 (spec 1.86) over HTTP, with a sample plan: it is the
+// double every avenir test uses, and what `avenir serve --sandbox` lets a newcomer try avenir
+// on without a YNAB account.
+//
+//	sb, srv := sandbox.NewTest(t, sandbox.Options{}) // dated by FixedNow, closed when t ends
+//	req, _ := http.NewRequest("GET", srv.URL+"/plans/last-used/accounts", nil) // srv.URL ends in /v1
+//	req.Header.Set("Authorization", "Bearer any-token")
+//	sb.InjectFault(sandbox.Fault{Method: "PATCH", Status: 503}) // the next PATCH gets YNAB's 503
+//
+// It answers like YNAB: the same paths under /v1 (a plan_id may be "last-used"), the `data`
+// wrapper, null for empty fields, `*_formatted`/`*_currency` beside every amount except inside
+// the plan export, YNAB's error body and ids, server_knowledge and delta requests, 429 with
+// X-Rate-Limit when a rate limit is set. Given the same Now and the same requests it gives the
+// same ids and the same answers.
+//
+// # The sample
+//
+// "Huishouden" (PlanID, the last-used plan) is a Dutch household in EUR (€1.234,56, dates
+// DD-MM-YYYY). Its months are the current one and the two before (all assigned), plus the next
+// (empty). Dates are relative to Now: the two past months on fixed days, the current month's
+// transactions a number of days before today (never before the 1st). On FixedNow the current
+// month is 2026-09-01.
+//
+// Accounts (all on budget): Betaalrekening (checking, linked to the bank), Spaarrekening
+// (savings), Creditcard (creditCard), Contant (cash), Oude rekening (checking, closed, 0).
+//
+// Categories, with what is assigned in each of the three months (targets in brackets):
+//
+//	Internal Master Category  Inflow: Ready to Assign (internal)
+//	Credit Card Payments      Creditcard 0
+//	Vaste lasten              Huur 1150.00, Energie 145.00, Internet 55.00, Zorgverzekering 298.00
+//	Dagelijks                 Boodschappen 400.00 [NEED 100.00 weekly, Saturdays], Restaurants 120.00,
+//	                          Vervoer 150.00, Persoonlijke verzorging 60.00
+//	Vrije tijd                Tennis 45.00, Uitjes 80.00, Streaming 32.00, Fotografie 0 (hidden)
+//	Sparen                    Vakantie 150.00 (no target; 1500.00 in the first month),
+//	                          Noodfonds 200.00 [TB 15000.00] (12100.00 in the first month),
+//	                          Nieuwe fiets 100.00 [TBD 1200.00 by the 1st, 8 months on],
+//	                          Cadeaus 40.00 [MF 40.00], Onderhoud huis 50.00 [NEED 100.00 monthly, refill],
+//	                          Tandarts 70.00 [NEED 350.00 by the 15th, 4 months on],
+//	                          Verzekeringen 35.00 [NEED 420.00 yearly, due the 1st, 5 months on]
+//
+// Ready to Assign in the current month is 727.83. There are no categories Huisdieren or Sport.
+//
+// Transactions: 83, of which 82 on open accounts (Betaalrekening 63, Creditcard 11,
+// Spaarrekening 3, Contant 5; Oude rekening 1): opening balances in the first month, salaries
+// to Ready to Assign, 4 uncategorized ones (3 plain ones on Betaalrekening, 1 on Creditcard), 5
+// unapproved, 4 flagged (red, orange, blue, purple), 1 split (Albert Heijn, in the previous
+// month), 1 transfer Betaalrekening → Spaarrekening of 250.00 (both sides), and a plain outflow
+// of 86.40 to Market on Betaalrekening three days before today (Boodschappen). On
+// Betaalrekening exactly 49 transactions are cleared, the newest 4 uncleared, the older 10
+// reconciled. Five scheduled transactions fall in the next month (rent, health insurance,
+// Netflix, a salary, the tennis club every 3 months). The first import from the bank brings in
+// 2 transactions on Betaalrekening (today and yesterday, cleared, unapproved, uncategorized).
+//
+// "Vakantiehuis" (SecondPlanID) is a holiday home: two accounts, four categories, 10
+// transactions.
+//
+// # Derived figures
+//
+//   - An account's balance is the sum of its transactions; the cleared balance that of its
+//     cleared and reconciled ones; the uncleared balance that of the rest.
+//   - Only transactions on on-budget accounts count for categories and months, each split line
+//     on its own. A category's activity in a month is the sum of its lines in that month. Its
+//     balance (available) is what it carried over, plus what was assigned, plus its activity. A
+//     positive balance carries into the next month; a negative one does not: it comes off Ready
+//     to Assign in the next month.
+//   - Credit card payment categories, simplified: all categorised spending on the card (funded
+//     or not) adds to the card's payment category, and transfers into the card from an
+//     on-budget account (payments) come off it. Their activity is left out of the month's
+//     activity, so card spending is not counted twice.
+//   - A month's income is what flowed into "Inflow: Ready to Assign" in it; its budgeted the
+//     sum assigned; its activity that of all categories except those above; uncategorized
+//     transactions count in none of them. Ready to Assign (to_be_budgeted, also the balance of
+//     the internal category) = income up to the month − everything assigned, in every month
+//     including later ones − the overspending of the earlier months.
+//   - Age of money: the money on the on-budget accounts at the month's end (or today) divided by
+//     the month's average daily spending, in whole days; none for a month without spending.
+//   - Targets, for one month, with "set aside" the carry-over plus the month's assigned amount:
+//     TB: funded = set aside, left and under-funded = target − funded. TBD and NEED with a
+//     date (yearly ones too): the month needs (target − carry-over) spread over the months left
+//     up to the date (rounded up to cents); under-funded = that − assigned; left = target −
+//     set aside. MF and NEED "set aside another" (needs whole amount): funded = assigned.
+//     NEED "refill up to": funded = set aside. Weekly NEED targets count per weekday in the
+//     month. The percentage is funded ÷ target, at most 100. A target applies to every month
+//     (the sandbox keeps no target history).
+//
+// # Deltas
+//
+// Each plan has one server_knowledge, raised by every write. After a write the sandbox
+// recomputes everything it serves and records, per entity (derived figures included), the
+// knowledge at which its served form last changed. A delta request returns exactly the entities
+// changed after the given knowledge, deleted ones with deleted: true; a full read leaves deleted
+// ones out. Category groups (GET /categories) and months (the export) come in a delta when they
+// or any of their categories changed, with only the changed categories. Merging deltas into an
+// earlier full read (by id; months by month) gives a fresh full read. When a new day changes
+// served figures (a new month), that too raises the knowledge. Reset keeps the knowledge
+// rising, and serves what the API had created as deleted, so caches follow.
+//
+// # Writes
+//
+// Writes follow YNAB's API and its validation (400 with a readable detail, "(index: N)" for an
+// item of a bulk write, 404.2 for an unknown id in the path, 400 for one in the body). The
+// choices where YNAB's documentation is silent:
+//
+//   - A write is all or nothing: a refused bulk write changes nothing.
+//   - A new transaction is uncleared and unapproved unless it says otherwise. An uncategorized
+//     transaction has category_id and category_name null; a split's category_name is "Split".
+//   - On an existing split, date, amount and category_id are ignored (as YNAB documents);
+//     subtransactions are refused, since YNAB's API cannot change a split's lines. A transfer
+//     on a split line is not supported.
+//   - A transfer (payee_id = an account's transfer_payee_id) gets its mirror on the other
+//     account, kept on the same date with the opposite amount; deleting either side deletes
+//     both. A transfer cannot move to another account.
+//   - import_id duplicates, deleted transactions included: 409 for a single create, skipped and
+//     listed in duplicate_import_ids for a bulk one. payee_name finds a payee by exact name or
+//     creates one.
+//   - Setting cleared to reconciled does not change an account's last_reconciled_at.
+//   - goal_needs_whole_amount: null leaves it as it is.
+//   - "last-used" is always Huishouden.
+//
+// # Requests and faults
+//
+// Every request that arrives is counted (Counts), faulted ones too. A fault's Drop and
+// DropAfter abort the connection (http.ErrAbortHandler), so they need a real server (Listen or
+// NewTest), not a bare ServeHTTP; note that Go's HTTP client retries an idempotent request
+// once on a reused connection that closes without an answer. The rate limit counts the
+// authorised requests it admits over a rolling hour of Now; a refused one does not count.
+package sandbox

@@ -1,0 +1,425 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+// Options configure a Sandbox. The zero value serves the sample from memory, accepts any bearer
+// token and never limits the rate.
+type Options struct {
+	// Now is the sandbox's today: the sample's dates are relative to it, and its UTC month is
+	// the "current" month. Default time.Now.
+	Now func() time.Time
+	// StatePath is loaded if it exists, and every change is saved to it atomically. "" keeps
+	// the state in memory only.
+	StatePath string
+	// RateLimit is the number of requests allowed per rolling hour before YNAB's 429; 0 means
+	// unlimited.
+	RateLimit int
+	// Token, if set, is the only bearer token accepted. If empty, any bearer token is; a request
+	// without an Authorization header is refused either way, as YNAB does.
+	Token string
+	// Logger, if set, gets one line per request: method, path (never the query), status and
+	// duration. Never the token.
+	Logger *slog.Logger
+}
+
+// Sandbox is a YNAB API emulator serving a sample plan (see the package doc). It is safe for
+// concurrent use.
+type Sandbox struct {
+	opts Options
+
+	mu    sync.Mutex // guards w and views
+	w     *world
+	views map[string]*view // plan id → view; nil when stale
+
+	reqMu  sync.Mutex // guards counts, faults and window
+	counts Counts
+	faults []*Fault
+	window []time.Time // when the requests of the last hour were served
+}
+
+// Counts are the requests a Sandbox received since the last ResetCounts.
+type Counts struct {
+	Total, Reads, Writes int
+	// ByRoute counts per route, keyed like "PATCH /plans/{plan_id}/transactions"; a request
+	// for a path the API does not have is keyed by its method and path.
+	ByRoute map[string]int
+}
+
+// Fault is an answer the sandbox gives instead of (or besides) the real one, for testing how a
+// client copes with a failing YNAB.
+type Fault struct {
+	Method       string        // "" = any method
+	PathContains string        // "" = any path (matched against the path, /v1 included)
+	Count        int           // how many requests get the fault; 0 means 1
+	Status       int           // answer this status with YNAB's error body (e.g. 401, 429, 500, 503)
+	ErrorID      string        // a YNAB error id ("403.1", "403.3", …): sets the status and the name
+	Delay        time.Duration // wait this long first; stop early if the request's context ends
+	Drop         bool          // close the connection without an answer, before handling
+	DropAfter    bool          // handle the request (a write is applied and saved), then close without an answer
+}
+
+// New returns a sandbox with the state saved at opts.StatePath if that file exists, else the
+// sample plan dated by opts.Now.
+func New(opts Options) (*Sandbox, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Sandbox{opts: opts, views: map[string]*view{}, counts: Counts{ByRoute: map[string]int{}}}
+	w, err := load(opts.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	if w == nil {
+		w = sample(opts.Now())
+	}
+	s.w = w
+	return s, nil
+}
+
+// Reset restores the sample, dated by Now, and saves it. Server knowledge keeps counting up and
+// whatever the API created is served as deleted in delta requests, so a client's cache follows.
+func (s *Sandbox) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fresh := sample(s.opts.Now())
+	for i, p := range fresh.Plans {
+		if old := s.w.findPlan(p.ID); old != nil {
+			fresh.Plans[i] = p.succeed(old)
+		}
+	}
+	s.w = fresh
+	clear(s.views)
+	return s.save()
+}
+
+// Export returns the plan as GET /plans/{plan_id} gives it in full (planID may be "last-used").
+func (s *Sandbox) Export(planID string) (ynab.PlanDetail, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.w.resolvePlan(planID)
+	if p == nil {
+		return ynab.PlanDetail{}, fmt.Errorf("sandbox: no plan %q", planID)
+	}
+	return export(p, s.view(p), -1), nil
+}
+
+// Counts returns the requests received since the last ResetCounts, faulted ones included.
+func (s *Sandbox) Counts() Counts {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	c := s.counts
+	c.ByRoute = make(map[string]int, len(s.counts.ByRoute))
+	for k, n := range s.counts.ByRoute {
+		c.ByRoute[k] = n
+	}
+	return c
+}
+
+// ResetCounts starts counting requests from zero.
+func (s *Sandbox) ResetCounts() {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	s.counts = Counts{ByRoute: map[string]int{}}
+}
+
+// InjectFault queues a fault: the next f.Count requests matching f.Method and f.PathContains
+// get it. Faults are matched in the order they were queued.
+func (s *Sandbox) InjectFault(f Fault) {
+	if f.Count <= 0 {
+		f.Count = 1
+	}
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	s.faults = append(s.faults, &f)
+}
+
+// takeFault consumes one use of the first queued fault that matches the request.
+func (s *Sandbox) takeFault(r *http.Request) *Fault {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	for i, f := range s.faults {
+		if (f.Method == "" || strings.EqualFold(f.Method, r.Method)) && strings.Contains(r.URL.Path, f.PathContains) {
+			if f.Count--; f.Count == 0 {
+				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+func (s *Sandbox) count(method, key string) {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	s.counts.Total++
+	if method == http.MethodGet || method == http.MethodHead {
+		s.counts.Reads++
+	} else {
+		s.counts.Writes++
+	}
+	s.counts.ByRoute[key]++
+}
+
+// admit applies the rate limit: it records a request in the rolling hour unless the limit is
+// reached, and returns the X-Rate-Limit header value ("" when there is no limit). A refused
+// request is not recorded, so a client that waits gets its budget back.
+func (s *Sandbox) admit() (header string, ok bool) {
+	if s.opts.RateLimit <= 0 {
+		return "", true
+	}
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	now := s.opts.Now()
+	kept := s.window[:0]
+	for _, t := range s.window {
+		if now.Sub(t) < time.Hour {
+			kept = append(kept, t)
+		}
+	}
+	s.window = kept
+	if len(s.window) >= s.opts.RateLimit {
+		return fmt.Sprintf("%d/%d", len(s.window), s.opts.RateLimit), false
+	}
+	s.window = append(s.window, now)
+	return fmt.Sprintf("%d/%d", len(s.window), s.opts.RateLimit), true
+}
+
+// ServeHTTP serves YNAB's API under /v1.
+func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	started := time.Now()
+	m := match(r.Method, r.URL.Path)
+	s.count(r.Method, m.key)
+	f := s.takeFault(r)
+	if f != nil && f.Delay > 0 && !sleep(r.Context(), f.Delay) {
+		s.logRequest(r, "abandoned", started)
+		return
+	}
+	if f != nil && f.Drop {
+		s.drop(r, started)
+	}
+	var res response
+	if f != nil && (f.Status != 0 || f.ErrorID != "") {
+		res = errorResponse(faultError(f))
+	} else {
+		res = s.answer(r, m)
+	}
+	if f != nil && f.DropAfter {
+		s.drop(r, started)
+	}
+	res.write(w)
+	s.logRequest(r, strconv.Itoa(res.status), started)
+}
+
+// drop closes the connection without an answer, the way net/http lets a handler abort.
+func (s *Sandbox) drop(r *http.Request, started time.Time) {
+	s.logRequest(r, "dropped", started)
+	panic(http.ErrAbortHandler)
+}
+
+func (s *Sandbox) logRequest(r *http.Request, status string, started time.Time) {
+	if s.opts.Logger != nil {
+		s.opts.Logger.Info("sandbox request", "method", r.Method, "path", r.URL.Path,
+			"status", status, "duration", time.Since(started))
+	}
+}
+
+// sleep waits for d, and reports false if ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// answer authorises, rate-limits and routes a request.
+func (s *Sandbox) answer(r *http.Request, m matched) response {
+	if !s.authorised(r) {
+		return errorResponse(ynabError("401", "Unauthorized: the access token is missing, invalid, revoked or expired."))
+	}
+	limit, ok := s.admit()
+	res := s.route(r, m, ok)
+	if limit != "" {
+		res.header = append(res.header, [2]string{"X-Rate-Limit", limit})
+	}
+	return res
+}
+
+func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
+	switch {
+	case !admitted:
+		return errorResponse(ynabError("429", "Too many requests: the rate limit of this access token is reached. Try again later."))
+	case m.route == nil && len(m.allowed) > 0:
+		res := errorResponse(&apiError{Status: http.StatusMethodNotAllowed, ID: "405", Name: "method_not_allowed",
+			Detail: fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(m.allowed, ", "))})
+		res.header = append(res.header, [2]string{"Allow", strings.Join(m.allowed, ", ")})
+		return res
+	case m.route == nil:
+		return errorResponse(ynabError("404.1", fmt.Sprintf("There is no %s %s in YNAB's API.", r.Method, r.URL.Path)))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &call{s: s, r: r, params: m.params}
+	if id, ok := m.params["plan_id"]; ok {
+		if c.p = s.w.resolvePlan(id); c.p == nil {
+			return errorResponse(notFound("plan", id))
+		}
+		c.v, c.f = s.view(c.p), formatter{c.p.CurrencyFormat}
+	}
+	var before []byte
+	if m.route.write && c.p != nil {
+		var err error
+		if before, err = json.Marshal(c.p); err != nil {
+			return errorResponse(internalError(fmt.Errorf("snapshot the plan: %w", err)))
+		}
+	}
+	status, data, err := m.route.handle(c)
+	if err != nil {
+		if before != nil {
+			err = errors.Join(err, s.restore(c.p.ID, before))
+		}
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			ae = internalError(err)
+		}
+		return errorResponse(ae)
+	}
+	return response{status: status, body: map[string]any{"data": data}}
+}
+
+func (s *Sandbox) authorised(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return false
+	}
+	return s.opts.Token == "" || strings.TrimSpace(token) == s.opts.Token
+}
+
+// view returns the plan's view for today, recomputing it when the plan changed or the day did.
+// A change of served figures that time alone brings (a new month) counts as a change of the
+// server's knowledge, so delta requests stay exact; it is saved with the next write.
+func (s *Sandbox) view(p *plan) *view {
+	today := dateOf(s.opts.Now())
+	if v := s.views[p.ID]; v != nil && v.today == today {
+		return v
+	}
+	v := p.derive(today)
+	switch {
+	case len(p.Marks) == 0:
+		p.remark(v, p.Knowledge) // a new plan: everything in it is as of its knowledge
+	case p.remark(v, p.Knowledge+1):
+		p.Knowledge++
+	}
+	p.FirstMonth, p.LastMonth = v.months[0], v.months[len(v.months)-1]
+	s.views[p.ID] = v
+	return v
+}
+
+// commit records a write: the knowledge goes up, the derived figures are recomputed, every
+// entity whose served form changed is marked, and the state is saved.
+func (s *Sandbox) commit(p *plan) (int64, error) {
+	p.Knowledge++
+	p.LastModifiedOn = timestamp(s.opts.Now())
+	v := p.derive(dateOf(s.opts.Now()))
+	p.remark(v, p.Knowledge)
+	p.FirstMonth, p.LastMonth = v.months[0], v.months[len(v.months)-1]
+	s.views[p.ID] = v
+	if err := s.save(); err != nil {
+		return 0, err
+	}
+	return p.Knowledge, nil
+}
+
+// restore puts back a plan as it was before a write that failed, so a refused request changes
+// nothing.
+func (s *Sandbox) restore(id string, before []byte) error {
+	var p plan
+	if err := json.Unmarshal(before, &p); err != nil {
+		return fmt.Errorf("restore the plan after a failed write: %w", err)
+	}
+	for i, old := range s.w.Plans {
+		if old.ID == id {
+			s.w.Plans[i] = &p
+		}
+	}
+	delete(s.views, id)
+	return nil
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (w *world) findPlan(id string) *plan {
+	for _, p := range w.Plans {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// resolvePlan finds a plan by id or by the alias "last-used".
+func (w *world) resolvePlan(id string) *plan {
+	if id == "last-used" {
+		id = w.LastUsed
+	}
+	return w.findPlan(id)
+}
+
+// Server is a sandbox listening on a TCP address.
+type Server struct {
+	// URL is the API's base URL, like "http://127.0.0.1:8765/v1".
+	URL string
+
+	sb     *Sandbox
+	http   *http.Server
+	served chan error
+}
+
+// Listen serves the sandbox on addr (e.g. "127.0.0.1:0" for a free loopback port) until Close.
+func (s *Sandbox) Listen(addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listen on %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	if s.opts.Logger != nil {
+		hs.ErrorLog = slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn)
+	}
+	srv := &Server{URL: "http://" + ln.Addr().String() + "/v1", sb: s, http: hs, served: make(chan error, 1)}
+	go func() { srv.served <- hs.Serve(ln) }()
+	return srv, nil
+}
+
+// Close stops the server, letting requests in flight finish for a few seconds, then saves the
+// sandbox's state.
+func (srv *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.http.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, srv.http.Close())
+	}
+	if served := <-srv.served; !errors.Is(served, http.ErrServerClosed) {
+		err = errors.Join(err, served)
+	}
+	srv.sb.mu.Lock()
+	defer srv.sb.mu.Unlock()
+	return errors.Join(err, srv.sb.save())
+}

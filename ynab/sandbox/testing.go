@@ -1,0 +1,34 @@
+package sandbox
+
+import (
+	"testing"
+	"time"
+)
+
+// FixedNow is the day NewTest dates the sample by when opts.Now is nil: Tuesday 15 September
+// 2026, 10:00 UTC. On it the sample's examples read as in the confirmation spec (the current
+// month is 2026-09-01, Market's 86.40 is dated 2026-09-12).
+func FixedNow() time.Time { return time.Date(2026, time.September, 15, 10, 0, 0, 0, time.UTC) }
+
+// NewTest starts a sandbox on a free loopback port for a test and stops it when the test ends.
+// Without opts.Now the sandbox lives on FixedNow, so every run sees the same plan.
+func NewTest(tb testing.TB, opts Options) (*Sandbox, *Server) {
+	tb.Helper()
+	if opts.Now == nil {
+		opts.Now = FixedNow
+	}
+	sb, err := New(opts)
+	if err != nil {
+		tb.Fatalf("sandbox: %v", err)
+	}
+	srv, err := sb.Listen("127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("sandbox: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			tb.Errorf("sandbox: close: %v", err)
+		}
+	})
+	return sb, srv
+}
