@@ -48,7 +48,7 @@ var (
 )
 
 type testEnv struct {
-	t       *testing.T
+	t       testing.TB
 	sb      *sandbox.Sandbox
 	url     string
 	client  *ynab.Client
@@ -80,7 +80,7 @@ type envOptions struct {
 	token              string
 }
 
-func newEnv(t *testing.T, o envOptions) *testEnv {
+func newEnv(t testing.TB, o envOptions) *testEnv {
 	t.Helper()
 	e := &testEnv{t: t, log: &lockedWriter{w: &bytes.Buffer{}}}
 	e.setNow(sandboxToday)
@@ -195,7 +195,7 @@ func text(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-func decode(t *testing.T, res *mcp.CallToolResult, out any) {
+func decode(t testing.TB, res *mcp.CallToolResult, out any) {
 	t.Helper()
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -84,14 +83,11 @@ func (h *handlers) listTransactions(ctx context.Context, _ *mcp.CallToolRequest,
 		return nil, listTransactionsOut{}, err
 	}
 	var hits []*ynab.TransactionSummary
-	for i := range p.Transactions {
-		if t := &p.Transactions[i]; !t.Deleted && f.match(p, t) {
+	for _, t := range p.TransactionsByDate() {
+		if f.match(p, t) {
 			hits = append(hits, t)
 		}
 	}
-	slices.SortFunc(hits, func(a, b *ynab.TransactionSummary) int {
-		return cmp.Or(strings.Compare(b.Date, a.Date), strings.Compare(a.ID, b.ID))
-	})
 	out := listTransactionsOut{result: result{PlanID: p.ID}, Matched: len(hits), Transactions: []transactionView{}}
 	end := min(offset+limit, len(hits))
 	for _, t := range hits[min(offset, len(hits)):end] {

@@ -1,8 +1,11 @@
 package ynab
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -191,6 +194,26 @@ type Plan struct {
 	subs       map[string][]SubTransaction // by transaction id
 	months     map[string]*Month
 	monthCats  map[string]map[string]*Category // month → category id
+
+	byDateOnce sync.Once
+	byDate     []*TransactionSummary
+}
+
+// TransactionsByDate returns the live transactions newest first (ties by id), sorted once per
+// snapshot: listing pages of a large plan then costs a scan, not a sort.
+func (p *Plan) TransactionsByDate() []*TransactionSummary {
+	p.byDateOnce.Do(func() {
+		p.byDate = make([]*TransactionSummary, 0, len(p.Transactions))
+		for i := range p.Transactions {
+			if !p.Transactions[i].Deleted {
+				p.byDate = append(p.byDate, &p.Transactions[i])
+			}
+		}
+		slices.SortFunc(p.byDate, func(a, b *TransactionSummary) int {
+			return cmp.Or(strings.Compare(b.Date, a.Date), strings.Compare(a.ID, b.ID))
+		})
+	})
+	return p.byDate
 }
 
 func newPlan(d PlanDetail, knowledge int64, now time.Time) *Plan {

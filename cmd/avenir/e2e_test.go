@@ -25,7 +25,7 @@ var (
 )
 
 // avenirBinary builds cmd/avenir once per test run.
-func avenirBinary(t *testing.T) string {
+func avenirBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "avenir-e2e-bin-")
@@ -53,7 +53,7 @@ type buildError struct {
 func (b *buildError) Error() string { return b.err.Error() + "\n" + b.out }
 
 // isolatedEnv is an environment with its own state directory and journal and no YNAB token.
-func isolatedEnv(t *testing.T, extra ...string) (env []string, stateDir string) {
+func isolatedEnv(t testing.TB, extra ...string) (env []string, stateDir string) {
 	t.Helper()
 	dir := t.TempDir()
 	env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir,
