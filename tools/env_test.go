@@ -225,3 +225,21 @@ func (e *testEnv) logText() string {
 	defer e.log.mu.Unlock()
 	return e.log.w.String()
 }
+
+// restart returns an environment with a new server (new YNAB client, new Asker: every code
+// forgotten) over the same sandbox and journal, connected as kind.
+func (e *testEnv) restart(kind clientKind) *testEnv {
+	e.t.Helper()
+	e2 := &testEnv{t: e.t, sb: e.sb, url: e.url, journal: e.journal, log: e.log}
+	e2.setNow(*e.now.Load())
+	logger := slog.New(slog.NewTextHandler(e.log, nil))
+	e2.client = ynab.New(ynab.Options{BaseURL: e.url, Token: testToken, Logger: logger})
+	asker, err := confirm.New(confirm.Options{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	server := NewServer(Deps{YNAB: e2.client, Confirm: asker, Journal: e.journal,
+		Now: func() time.Time { return *e2.now.Load() }, Logger: logger, Version: "test"})
+	e2.session = e2.connect(server, kind, false)
+	return e2
+}

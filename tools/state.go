@@ -1,12 +1,12 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/undo"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -14,12 +14,13 @@ import (
 // it to tell whether an interrupted write reached YNAB; undo uses it to see what someone
 // changed since.
 
-// Kinds of journaled change.
+// Kinds of journaled change (the undo package reverses them).
 const (
-	kindTransaction   = "transaction"     // fields of an existing transaction
-	kindMonthCategory = "month_category"  // a category's figures in a month (budgeted)
-	kindCategory      = "category"        // a category's own fields (name, group, target)
-	kindNewTx         = "new_transaction" // a transaction created (Before null); After holds its import_id
+	kindTransaction   = undo.KindTransaction
+	kindMonthCategory = undo.KindMonth
+	kindCategory      = undo.KindCategory
+	kindNewTx         = undo.KindCreated // Before null; After holds the fields sent, import_id included
+	kindDeletedTx     = undo.KindDeleted // Before the fields it had; After null
 )
 
 // current returns the present values of the fields ch names (the keys of its After, else its
@@ -27,15 +28,18 @@ const (
 func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change) (map[string]json.RawMessage, bool, error) {
 	var entity any
 	switch ch.Kind {
-	case kindTransaction:
+	case kindTransaction, kindDeletedTx:
 		t, ok := p.Transaction(ch.ID)
 		if !ok || t.Deleted {
 			return nil, false, nil
 		}
 		entity = t
 	case kindNewTx:
-		t := findByImportID(p, ch)
-		if t == nil {
+		t, ok := p.Transaction(ch.ID)
+		if !ok {
+			t = findByImportID(p, ch)
+		}
+		if t == nil || t.Deleted {
 			return nil, false, nil
 		}
 		entity = t
@@ -115,34 +119,14 @@ func decodeFields(b json.RawMessage) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
-// holds reports whether the present fields equal the wanted ones (JSON values compared
-// canonically: "" and null flags are both "no flag").
-func holds(now map[string]json.RawMessage, want json.RawMessage) bool {
-	w, err := decodeFields(want)
-	if err != nil {
-		return false
-	}
-	for k, v := range w {
-		if !sameJSON(now[k], v) {
-			return false
-		}
-	}
-	return true
+// stateOf reads journaled changes back from one plan snapshot, for undo.
+type stateOf struct {
+	h *handlers
+	p *ynab.Plan
 }
 
-func sameJSON(a, b json.RawMessage) bool {
-	norm := func(r json.RawMessage) string {
-		if len(r) == 0 || string(r) == `""` {
-			return "null"
-		}
-		var v any
-		if json.Unmarshal(r, &v) != nil {
-			return string(r)
-		}
-		c, _ := json.Marshal(v)
-		return string(c)
-	}
-	return bytes.Equal([]byte(norm(a)), []byte(norm(b)))
+func (s stateOf) Current(ctx context.Context, ch journal.Change) (map[string]json.RawMessage, bool, error) {
+	return s.h.current(ctx, s.p, ch)
 }
 
 // Recovery resolves, at server start, the operations a crash left prepared: it reads the plan
@@ -166,7 +150,7 @@ func (r *Recovery) WasApplied(ctx context.Context, op journal.Operation) (bool, 
 			return false, err
 		}
 		deleted := len(ch.After) == 0 || string(ch.After) == "null"
-		if deleted && !exists || !deleted && exists && holds(now, ch.After) {
+		if deleted && !exists || !deleted && exists && undo.Holds(now, ch.After) {
 			return true, nil
 		}
 	}

@@ -1,0 +1,189 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/undo"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var undoOperationTool = mcp.Tool{
+	Name:  "undo_operation",
+	Title: "Undo an operation",
+	Description: "Take back an operation from avenir's journal by writing its inverse: old categories, flags, approvals, assigned amounts, " +
+		"names and targets back; created transactions deleted; a reconcile unmarked and its adjustment deleted. Anything someone changed " +
+		"since is left alone and named. Undoing an undo redoes. Creating a category, splitting and importing cannot be undone through YNAB's API." +
+		confirmDescription,
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+}
+
+type undoOperationIn struct {
+	OperationID  string `json:"operation_id" jsonschema:"the journal id of the operation to take back (list_operations shows them)"`
+	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+}
+
+type undoSubject struct {
+	OperationID string `json:"operation_id"`
+}
+
+type undoOut struct {
+	writeOut
+	LeftAlone []string `json:"left_alone,omitempty" jsonschema:"changes of the operation that the undo did not touch, and why (someone changed them since)"`
+}
+
+func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, in undoOperationIn) (*mcp.CallToolResult, undoOut, error) {
+	id := strings.TrimSpace(in.OperationID)
+	op, err := h.Journal.Get(id)
+	if errors.Is(err, journal.ErrNotFound) {
+		return nil, undoOut{}, fmt.Errorf("operation_id: there is no operation %q in the journal; list_operations shows the recent ones", id)
+	}
+	if err != nil {
+		return nil, undoOut{}, fmt.Errorf("reading the journal: %w", err)
+	}
+	if err := undo.Refusal(op); err != nil {
+		return nil, undoOut{}, err
+	}
+	p, err := h.plan(ctx, op.PlanID, ynab.Fresh)
+	if err != nil {
+		return nil, undoOut{}, err
+	}
+	up, err := undo.Build(ctx, op, stateOf{h: h, p: p})
+	if err != nil {
+		return nil, undoOut{}, err
+	}
+	w := &write{
+		plan:    p,
+		tool:    undoOperationTool.Name,
+		subject: undoSubject{OperationID: op.ID},
+		first:   up.First,
+		changes: up.Changes,
+		undoOf:  op.ID,
+	}
+	for _, ch := range up.Changes {
+		w.lines = append(w.lines, describeChange(p, ch))
+		if note := targetLoss(ch); note != "" {
+			w.notes = append(w.notes, note)
+		}
+	}
+	var left []string
+	for _, l := range up.LeftAlone {
+		left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
+		w.notes = append(w.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
+	}
+	w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		return h.applyChanges(ctx, p, up.Changes, "AVENIR-UNDO:"+op.ID)
+	}
+	res, out, err := h.confirmAndApply(ctx, req, w, undoOperationIn{OperationID: op.ID}, in.Confirmation)
+	if out.Status == "applied" || out.Status == "confirmation_required" {
+		return res, undoOut{writeOut: out, LeftAlone: left}, err
+	}
+	return res, undoOut{writeOut: out}, err
+}
+
+// describeChange is one line of a preview: what happens to one thing.
+func describeChange(p *ynab.Plan, ch journal.Change) string {
+	switch ch.Kind {
+	case kindDeletedTx:
+		return "Delete " + ch.Label
+	case kindNewTx:
+		return "Create " + ch.Label
+	}
+	before, _ := decodeFields(ch.Before)
+	after, _ := decodeFields(ch.After)
+	var parts []string
+	names := make([]string, 0, len(after))
+	for k := range after {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if strings.HasPrefix(k, "goal_") {
+			continue
+		}
+		parts = append(parts, fieldWords(p, k, before[k])+" → "+fieldWords(p, k, after[k]))
+	}
+	if _, ok := after["goal_type"]; ok {
+		parts = append(parts, "target "+targetWords(p, before)+" → "+targetWords(p, after))
+	}
+	return ch.Label + ": " + strings.Join(parts, ", ")
+}
+
+// fieldWords shows one field's value the way a person reads it.
+func fieldWords(p *ynab.Plan, field string, raw json.RawMessage) string {
+	var s *string
+	switch field {
+	case "category_id":
+		_ = json.Unmarshal(raw, &s)
+		return categoryShort(p, s)
+	case "category_group_id":
+		_ = json.Unmarshal(raw, &s)
+		if s == nil {
+			return "no group"
+		}
+		return groupName(p, *s)
+	case "flag_color":
+		_ = json.Unmarshal(raw, &s)
+		if s == nil || *s == "" {
+			return "no flag"
+		}
+		return *s
+	case "approved":
+		var b bool
+		_ = json.Unmarshal(raw, &b)
+		if b {
+			return "approved"
+		}
+		return "not approved"
+	case "budgeted":
+		var n int64
+		_ = json.Unmarshal(raw, &n)
+		return FormatPlain(n, Digits(currency(p)))
+	case "name":
+		_ = json.Unmarshal(raw, &s)
+		return "‘" + str(s) + "’"
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil || v == nil {
+		return "none"
+	}
+	return fmt.Sprint(v)
+}
+
+// targetWords describes a target from a category's goal fields.
+func targetWords(p *ynab.Plan, f map[string]json.RawMessage) string {
+	var c ynab.Category
+	b, _ := json.Marshal(f)
+	_ = json.Unmarshal(b, &c)
+	if c.GoalType == nil || *c.GoalType == "" || c.GoalTarget == nil {
+		return "no target"
+	}
+	words := FormatPlain(*c.GoalTarget, Digits(currency(p)))
+	if c.GoalTargetDate != nil {
+		words += " by " + *c.GoalTargetDate
+	} else if freq := frequencyOf(c.GoalCadence, c.GoalCadenceFrequency); freq != "" {
+		words += " " + freq
+	}
+	return words
+}
+
+// targetLoss warns when the target a change would put back is of a type YNAB's API cannot
+// write: the undo then restores its amount and date, not its type.
+func targetLoss(ch journal.Change) string {
+	if ch.Kind != kindCategory {
+		return ""
+	}
+	after, _ := decodeFields(ch.After)
+	var t *string
+	if json.Unmarshal(after["goal_type"], &t) != nil || t == nil || *t == ynab.GoalNeed {
+		return ""
+	}
+	return fmt.Sprintf("Warning: %s had a target of type %s, which YNAB's API cannot set; the undo puts back its amount and date as a needed-for-spending target.", ch.Label, *t)
+}

@@ -1,0 +1,110 @@
+package tools
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
+)
+
+// confirmedByCode makes a confirmed call the way a client without elicitation does: preview,
+// then the same call with the code. It returns the preview and the result.
+func (e *testEnv) confirmedByCode(tool string, args map[string]any) (string, writeOut) {
+	e.t.Helper()
+	var first writeOut
+	e.ok(tool, args, &first)
+	if first.Status != "confirmation_required" {
+		e.t.Fatalf("%s: first call = %+v, want confirmation_required", tool, first)
+	}
+	var out writeOut
+	e.ok(tool, withArg(args, "confirmation", first.Confirmation), &out)
+	if out.Status != "applied" {
+		e.t.Fatalf("%s with the code = %+v, want applied", tool, out)
+	}
+	return first.Preview, out
+}
+
+func TestUndoRedoChainOfABudget(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+	if e.restaurantsAssigned() != 150000 {
+		t.Fatal("the write did not land")
+	}
+
+	preview, u1 := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	if want := "Undo: budget Restaurants for 2026-12-01: 120.00 → 150.00?\nDagelijks: Restaurants 2026-12: 150.00 → 120.00"; preview != want {
+		t.Fatalf("undo preview = %q, want %q", preview, want)
+	}
+	if e.restaurantsAssigned() != 120000 {
+		t.Fatal("the undo did not put 120.00 back")
+	}
+	orig, err := e.journal.Get(w.OperationID)
+	if err != nil || orig.UndoneBy != u1.OperationID {
+		t.Fatalf("the original's journal entry = %+v, %v; want it undone by %s", orig, err, u1.OperationID)
+	}
+	e.fails("undo_operation", map[string]any{"operation_id": w.OperationID}, "already undone by "+u1.OperationID)
+
+	preview, redo := e.confirmedByCode("undo_operation", map[string]any{"operation_id": u1.OperationID})
+	if !strings.HasPrefix(preview, "Redo: budget Restaurants for 2026-12-01: 120.00 → 150.00?") || e.restaurantsAssigned() != 150000 {
+		t.Fatalf("redo preview %q, assigned %d; want the redo to put 150.00 back", preview, e.restaurantsAssigned())
+	}
+	preview, _ = e.confirmedByCode("undo_operation", map[string]any{"operation_id": redo.OperationID})
+	if !strings.HasPrefix(preview, "Undo: budget Restaurants") || e.restaurantsAssigned() != 120000 {
+		t.Fatalf("undo of the redo: preview %q, assigned %d", preview, e.restaurantsAssigned())
+	}
+	undoOp, _ := e.journal.Get(u1.OperationID)
+	if undoOp.UndoOf != w.OperationID || undoOp.UndoneBy != redo.OperationID || undoOp.ConfirmedVia != "code" {
+		t.Fatalf("the undo's journal entry = %+v", undoOp)
+	}
+	var ops listOperationsOut
+	e.ok("list_operations", nil, &ops)
+	if len(ops.Operations) != 4 || ops.Operations[0].Tool != "undo_operation" || ops.Operations[3].Undo.UndoneBy != u1.OperationID {
+		t.Fatalf("list_operations = %+v", ops.Operations)
+	}
+}
+
+func TestUndoLeavesAloneWhatChangedSince(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+	// Someone assigns another amount in YNAB after the write.
+	op, _ := e.journal.Get(w.OperationID)
+	if _, err := e.client.UpdateMonthCategory(context.Background(), sandbox.PlanID, "2026-12-01", op.Changes[0].ID, 170000); err != nil {
+		t.Fatal(err)
+	}
+	e.sb.ResetCounts()
+	e.fails("undo_operation", map[string]any{"operation_id": w.OperationID}, "nothing is left to undo: Dagelijks: Restaurants 2026-12 (changed since)")
+	if e.writes() != 0 || e.restaurantsAssigned() != 170000 {
+		t.Fatal("an undo overwrote a later change")
+	}
+}
+
+func TestUndoRefusals(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	var first writeOut
+	e.ok("set_category_budget", budgetArgs, &first)
+	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", Status: 500})
+	e.fails("set_category_budget", withArg(budgetArgs, "confirmation", first.Confirmation), "YNAB is failing")
+	failed := e.onlyOperation()
+	if failed.Status != journal.StatusFailed {
+		t.Fatalf("journal = %+v, want the failed write", failed)
+	}
+	e.fails("undo_operation", map[string]any{"operation_id": failed.ID}, "failed: nothing of it was written to YNAB, so there is nothing to undo")
+	e.fails("undo_operation", map[string]any{"operation_id": "01ARZ3NDEKTSV4RRFFQ69G5FAV"}, "there is no operation")
+}
+
+// The journal and the sandbox outlive the server: a second server (new process, new codes)
+// undoes what the first wrote.
+func TestUndoAfterARestart(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+	e2 := e.restart(noElicit)
+	e2.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	if e.restaurantsAssigned() != 120000 {
+		t.Fatal("the undo after a restart did not put 120.00 back")
+	}
+}
+
+var _ = ynab.Fresh

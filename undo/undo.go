@@ -1,0 +1,180 @@
+package undo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/avenir-mcp/avenir/journal"
+)
+
+// Kinds of journaled change that undo knows how to reverse. Edits of existing things are
+// reversed field by field; a created transaction is deleted, and a deleted one created again.
+const (
+	KindTransaction = "transaction"         // fields of an existing transaction
+	KindMonth       = "month_category"      // a category's assigned amount in a month
+	KindCategory    = "category"            // a category's own fields
+	KindCreated     = "new_transaction"     // a transaction created: Before null, After its fields
+	KindDeleted     = "deleted_transaction" // a transaction deleted: Before its fields, After null
+)
+
+// State reads what YNAB holds now for the thing a journaled change is about: the present values
+// of the fields the change names, and whether the thing exists at all. The tools package
+// implements it over the YNAB client; undo needs nothing else of YNAB.
+type State interface {
+	Current(ctx context.Context, ch journal.Change) (fields map[string]json.RawMessage, exists bool, err error)
+}
+
+// Plan is the undo of one operation: the changes that take it back, and the ones left alone.
+type Plan struct {
+	Of        journal.Operation
+	First     string           // the preview's first line: "Undo: recategorise 2 transaction(s)?" or "Redo: …"
+	Changes   []journal.Change // the inverse changes, each with Before = what is there now
+	LeftAlone []LeftAlone      // the operation's changes that are not taken back, and why
+}
+
+// LeftAlone is a change of the operation that the undo does not touch.
+type LeftAlone struct {
+	Change journal.Change
+	Why    string // "changed since", "deleted since", "never applied"
+}
+
+// ErrNothingToUndo: every change of the operation was changed since (or never applied).
+var ErrNothingToUndo = errors.New("nothing is left to undo")
+
+// Build works out the undo of op: each change whose thing still holds the value op left is
+// reversed; every other one is left alone and named. It refuses, with a reason, an operation that
+// cannot be undone (see Refusal), and returns ErrNothingToUndo (wrapped, with the names) when
+// nothing would be written.
+func Build(ctx context.Context, op journal.Operation, st State) (Plan, error) {
+	if err := Refusal(op); err != nil {
+		return Plan{}, err
+	}
+	plan := Plan{Of: op, First: FirstLine(op)}
+	for _, ch := range op.Changes {
+		inv, why, err := inverse(ctx, ch, st)
+		if err != nil {
+			return Plan{}, err
+		}
+		if why != "" {
+			if op.Status == journal.StatusPartial {
+				why = "never applied"
+			}
+			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: why})
+			continue
+		}
+		plan.Changes = append(plan.Changes, inv)
+	}
+	if len(plan.Changes) == 0 {
+		var names []string
+		for _, l := range plan.LeftAlone {
+			names = append(names, l.Change.Label+" ("+l.Why+")")
+		}
+		return plan, fmt.Errorf("operation %s: %w: %s. Nothing was written", op.ID, ErrNothingToUndo, strings.Join(names, "; "))
+	}
+	return plan, nil
+}
+
+// inverse returns the change that takes ch back, or why it is left alone.
+func inverse(ctx context.Context, ch journal.Change, st State) (journal.Change, string, error) {
+	now, exists, err := st.Current(ctx, ch)
+	if err != nil {
+		return journal.Change{}, "", fmt.Errorf("reading %s from YNAB: %w", ch.Label, err)
+	}
+	inv := journal.Change{Kind: ch.Kind, ID: ch.ID, Month: ch.Month, Label: ch.Label, Before: ch.After, After: ch.Before}
+	switch ch.Kind {
+	case KindTransaction, KindMonth, KindCategory:
+		if !exists {
+			return inv, "deleted since", nil
+		}
+		if !Holds(now, ch.After) {
+			return inv, "changed since", nil
+		}
+	case KindCreated:
+		if !exists {
+			return inv, "deleted since", nil
+		}
+		if !Holds(now, withoutImportID(ch.After)) {
+			return inv, "changed since", nil
+		}
+		inv.Kind = KindDeleted
+	case KindDeleted:
+		if exists {
+			return inv, "there again", nil
+		}
+		inv.Kind = KindCreated
+	default:
+		return inv, "", fmt.Errorf("avenir does not know how to undo a change of kind %q", ch.Kind)
+	}
+	return inv, "", nil
+}
+
+// withoutImportID drops import_id from a created transaction's fields: YNAB keeps it, but a
+// redo gives the transaction a new one, so it says nothing about whether someone changed it.
+func withoutImportID(fields json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(fields, &m) != nil {
+		return fields
+	}
+	delete(m, "import_id")
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// Holds reports whether the present fields hold the wanted ones. JSON values are compared by
+// meaning, and an empty string equals null (YNAB writes "no flag" both ways).
+func Holds(now map[string]json.RawMessage, want json.RawMessage) bool {
+	var w map[string]json.RawMessage
+	if len(want) == 0 || string(want) == "null" {
+		return true
+	}
+	if json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	for k, v := range w {
+		if !sameJSON(now[k], v) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	return bytes.Equal(normJSON(a), normJSON(b))
+}
+
+func normJSON(r json.RawMessage) []byte {
+	if len(r) == 0 || string(r) == `""` {
+		return []byte("null")
+	}
+	var v any
+	if json.Unmarshal(r, &v) != nil {
+		return r
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// FirstLine is the first line of the undo's preview: "Undo: " and the operation's own first line
+// with a lower-case first letter. Undoing an undo redoes ("Redo: …"), and undoing a redo undoes
+// again, whatever the chain's length.
+func FirstLine(op journal.Operation) string {
+	s := op.Summary
+	switch {
+	case strings.HasPrefix(s, "Undo: "):
+		return "Redo: " + strings.TrimPrefix(s, "Undo: ")
+	case strings.HasPrefix(s, "Redo: "):
+		return "Undo: " + strings.TrimPrefix(s, "Redo: ")
+	}
+	return "Undo: " + lowerFirst(s)
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
