@@ -28,7 +28,7 @@ func TestKilledWriters(t *testing.T) {
 		reported := newReport()
 		for kill := range killsEach {
 			c := startChild(t, "writer", path, fmt.Sprintf("AVENIR_JOURNAL_TEST_SEED=%d", n*killsEach+kill))
-			<-c.first
+			c.line(0) // started
 			time.Sleep(time.Duration(rng.IntN(30_000)) * time.Microsecond)
 			reported.add(t, c.kill())
 
@@ -56,7 +56,7 @@ func TestKilledWriters(t *testing.T) {
 // nobody waits past the lock timeout (ErrBusy), and every listing is consistent with the ones
 // before it. Each writer also recovers at start, which must leave the other's writes alone.
 func TestTwoWritersAndAReader(t *testing.T) {
-	const opsEach = 150
+	const opsEach = 100
 	path := filepath.Join(t.TempDir(), "avenir", "journal.db")
 	a := startChild(t, "writer", path, "AVENIR_JOURNAL_TEST_OPS="+strconv.Itoa(opsEach), "AVENIR_JOURNAL_TEST_SEED=1")
 	b := startChild(t, "writer", path, "AVENIR_JOURNAL_TEST_OPS="+strconv.Itoa(opsEach), "AVENIR_JOURNAL_TEST_SEED=2")

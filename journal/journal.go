@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -126,7 +127,7 @@ func (j *Journal) create() error {
 	return syncDir(dir)
 }
 
-// initialize writes the meta bucket into the new, empty bbolt file at path.
+// initialize creates the buckets and the meta data in the new, empty bbolt file at path.
 func initialize(path string) error {
 	db, err := bbolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -147,8 +148,12 @@ func initialize(path string) error {
 	return errors.Join(err, db.Close())
 }
 
-// syncDir makes a new directory entry durable.
+// syncDir makes a new directory entry durable. (Windows cannot sync a directory; NTFS
+// journals its own metadata.)
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("syncing the journal's directory: %w", err)

@@ -3,7 +3,7 @@
 package journal
 
 import (
-	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -38,7 +38,7 @@ func openLocked(name string, flag int, perm os.FileMode, exclusive bool, wait ti
 	case err := <-locked:
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("locking the journal: %w", err)
+			return nil, &fs.PathError{Op: "lock", Path: name, Err: err}
 		}
 		return f, nil
 	case <-timer.C:

@@ -124,18 +124,20 @@ func (parity) WasApplied(_ context.Context, op Operation) (bool, error) {
 	return parityApplied(op.ID), nil
 }
 
-func parityApplied(id string) bool { return strings.ContainsRune("02468ACEGJMPRTVXZ", rune(id[len(id)-1])) }
+func parityApplied(id string) bool {
+	return strings.ContainsRune("02468ACEGJMPRTVXZ", rune(id[len(id)-1]))
+}
 
-// child is a running child process and what it has reported.
+// child is a running child process and the lines it has written.
 type child struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr strings.Builder
-	first  chan struct{} // closed at the first line
-	done   chan struct{} // closed when stdout is closed
 
-	mu    sync.Mutex
-	lines []string
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled at each line, and when stdout is closed
+	lines  []string
+	closed bool
 }
 
 func startChild(t *testing.T, role, path string, env ...string) *child {
@@ -144,8 +146,10 @@ func startChild(t *testing.T, role, path string, env ...string) *child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: exec.Command(exe), first: make(chan struct{}), done: make(chan struct{})}
-	c.cmd.Env = append(os.Environ(), append(env, roleVar+"="+role, "AVENIR_JOURNAL_TEST_PATH="+path)...)
+	c := &child{cmd: exec.Command(exe)}
+	c.cond = sync.NewCond(&c.mu)
+	c.cmd.Env = append(os.Environ(), append(env, roleVar+"="+role, "AVENIR_JOURNAL_TEST_PATH="+path,
+		"GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")...) // no pause at exit under -race
 	c.cmd.Stderr = &c.stderr
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -161,33 +165,47 @@ func startChild(t *testing.T, role, path string, env ...string) *child {
 	return c
 }
 
-// read keeps the whole lines the child wrote: a line cut by a kill reports nothing.
+// read keeps the whole lines the child writes: a line cut by a kill reports nothing.
 func (c *child) read(r io.Reader) {
-	defer close(c.done)
 	br := bufio.NewReader(r)
-	for n := 0; ; n++ {
+	for {
 		line, err := br.ReadString('\n')
-		if err != nil {
-			if n == 0 {
-				close(c.first)
-			}
-			return
-		}
 		c.mu.Lock()
-		c.lines = append(c.lines, strings.TrimSuffix(line, "\n"))
+		if err != nil {
+			c.closed = true
+		} else {
+			c.lines = append(c.lines, strings.TrimSuffix(line, "\n"))
+		}
+		c.cond.Broadcast()
 		c.mu.Unlock()
-		if n == 0 {
-			close(c.first)
+		if err != nil {
+			return
 		}
 	}
 }
 
-// wait waits for the child to end and returns everything it reported.
-func (c *child) wait() ([]string, error) {
-	<-c.done
-	err := c.cmd.Wait()
+// line waits for the child's line n (from 0) and returns it, or "" if the child closed its
+// output before.
+func (c *child) line(n int) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for len(c.lines) <= n && !c.closed {
+		c.cond.Wait()
+	}
+	if len(c.lines) <= n {
+		return ""
+	}
+	return c.lines[n]
+}
+
+// wait waits for the child to end and returns all it wrote.
+func (c *child) wait() ([]string, error) {
+	c.mu.Lock()
+	for !c.closed {
+		c.cond.Wait()
+	}
+	c.mu.Unlock()
+	err := c.cmd.Wait()
 	return c.lines, err
 }
 

@@ -63,9 +63,9 @@ type Draft struct {
 
 // Outcome is what Applied records: YNAB's answer.
 type Outcome struct {
-	// Changes, if non-nil, replace the recorded changes (e.g. with the ids YNAB gave to
+	// Changes, if not empty, replace the recorded changes (e.g. with the ids YNAB gave to
 	// the things it created).
-	Changes         []Change `json:"changes"`
+	Changes         []Change `json:"changes,omitempty"`
 	CreatedIDs      []string `json:"created_ids,omitempty"`
 	ServerKnowledge int64    `json:"server_knowledge,omitempty"`
 	Requests        int      `json:"requests"` // YNAB requests the whole tool call cost
@@ -174,7 +174,7 @@ func (op *Operation) apply(ev Event) error {
 		if o.Partial {
 			op.Status = StatusPartial
 		}
-		if o.Changes != nil {
+		if len(o.Changes) > 0 {
 			op.Changes = o.Changes
 		}
 		op.CreatedIDs, op.ServerKnowledge, op.Requests, op.Note = o.CreatedIDs, o.ServerKnowledge, o.Requests, o.Note

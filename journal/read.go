@@ -71,7 +71,7 @@ func list(tx *bbolt.Tx, f Filter) ([]Operation, error) {
 		return nil, nil // no operation has one of the values asked for
 	}
 	var since []byte
-	if !f.Since.IsZero() {
+	if f.Since.UnixMilli() > 0 { // every id is later than 1970
 		var floor ulid.ULID
 		if err := floor.SetTime(ulid.Timestamp(f.Since)); err != nil {
 			return nil, fmt.Errorf("listing since %s: %w", f.Since, err)

@@ -69,6 +69,7 @@ func TestList(t *testing.T) {
 		{"since", Filter{Since: at(3)}, []int{5, 4, 3}},
 		{"since, to the sub-millisecond", Filter{Since: at(3).Add(time.Millisecond / 2)}, []int{5, 4}},
 		{"since and tool with limit", Filter{Since: at(1), Tool: "set_category_budget", Limit: 1}, []int{4}},
+		{"since long ago", Filter{Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 3}, []int{5, 4, 3}},
 		{"unknown plan", Filter{PlanID: "plan-z"}, nil},
 		{"unknown status", Filter{Status: "lost"}, nil},
 		{"nothing that recent", Filter{Since: at(10)}, nil},

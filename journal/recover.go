@@ -26,8 +26,8 @@ const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB d
 // makes it applied, or failed with "not applied: …". Operations that a running process is still
 // writing are left to it.
 //
-// It returns the operations it looked at, as they are now. One that c could not decide stays
-// prepared, and the returned error says why, for each such operation.
+// It returns the operations it resolved. One that c could not decide stays prepared, to be
+// tried again at the next start, and the returned error names it and says why.
 func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
 	pending, err := j.orphans()
 	if err != nil {
@@ -43,7 +43,6 @@ func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
 		}
 		applied, err := c.WasApplied(ctx, op)
 		if err != nil {
-			ops = append(ops, op)
 			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -16,6 +17,7 @@ import (
 // undo (d.UndoOf set) is refused when its target is not applied, is already undone, or is
 // being undone by another operation whose outcome is not known yet.
 func (j *Journal) Prepare(d Draft) (Operation, error) {
+	d.Changes = slices.Clone(d.Changes) // normalized here, not in the caller's hands
 	if err := d.normalize(); err != nil {
 		return Operation{}, fmt.Errorf("preparing an operation: %w", err)
 	}
@@ -39,6 +41,7 @@ func (j *Journal) Prepare(d Draft) (Operation, error) {
 // Applied records YNAB's answer for the prepared operation id. If the operation undoes
 // another, that one is marked undone by it in the same transaction.
 func (j *Journal) Applied(id string, o Outcome) (Operation, error) {
+	o.Changes = slices.Clone(o.Changes)
 	if err := normalizeChanges(o.Changes); err != nil {
 		return Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
 	}

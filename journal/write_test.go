@@ -97,6 +97,9 @@ func TestPrepareRecordsTheDraft(t *testing.T) {
 	if op.Changes[1].Before != nil || string(op.Changes[1].After) != `{"amount":1000}` {
 		t.Errorf("a create reads back as before %s, after %s", op.Changes[1].Before, op.Changes[1].After)
 	}
+	if string(d.Changes[1].Before) != "null" || string(d.Changes[1].After) != `{"amount": 1000}` {
+		t.Errorf("Prepare changed the caller's changes: %s, %s", d.Changes[1].Before, d.Changes[1].After)
+	}
 	if op.Preview != d.Preview || op.Fingerprint != "fp-1" || op.ConfirmedVia != "mrtr" || op.Client != d.Client || op.PlanID != "plan-1" {
 		t.Errorf("the draft was not recorded as given: %+v", op)
 	}

@@ -1,6 +1,341 @@
 package main
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
 
-// Placeholder: the journal helper replaces this file.
-func runJournal(ctx context.Context, args []string, e env) error { return usagef("journal: not built yet") }
+	"github.com/avenir-mcp/avenir/journal"
+)
+
+const journalUsage = `Usage:
+  avenir journal list [flags]        what avenir wrote, newest first
+  avenir journal show [--json] ID    one operation in full: preview, changes before and after, events
+
+Flags of list:
+  --plan ID      only operations on this plan
+  --tool NAME    only operations of this tool (set_category_budget, undo_operation, …)
+  --status S     only prepared, applied, partial or failed operations
+  --since WHEN   only operations since a date (2026-11-28) or for a while back (24h, 7d)
+  --limit N      at most N operations (default 20)
+  --json         one JSON object per operation, one a line
+
+The journal is AVENIR_MCP_JOURNAL, else $XDG_STATE_HOME/avenir/journal.db. Reading it never
+changes it, and works while servers run.
+`
+
+// nothingYet is what a person sees before avenir has written anything.
+const nothingYet = "nothing recorded yet"
+
+// summaryWidth is where the table cuts a summary; show prints it whole.
+const summaryWidth = 48
+
+// journalCmd is `avenir journal`. Its clock and time zone are fields so that tests can fix
+// them.
+type journalCmd struct {
+	now func() time.Time
+	loc *time.Location
+}
+
+func runJournal(_ context.Context, args []string, e env) error {
+	return journalCmd{now: time.Now, loc: time.Local}.run(args, e)
+}
+
+func (c journalCmd) run(args []string, e env) error {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, journalUsage)
+		return usagef("journal: say list or show")
+	}
+	switch args[0] {
+	case "list":
+		return c.list(args[1:], e)
+	case "show":
+		return c.show(args[1:], e)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(e.stdout, journalUsage)
+		return errHelp
+	default:
+		fmt.Fprint(e.stderr, journalUsage)
+		return usagef("journal: unknown command %q", args[0])
+	}
+}
+
+func (c journalCmd) list(args []string, e env) error {
+	fs := flag.NewFlagSet("journal list", flag.ContinueOnError)
+	plan := fs.String("plan", "", "")
+	tool := fs.String("tool", "", "")
+	status := fs.String("status", "", "")
+	since := fs.String("since", "", "")
+	limit := fs.Int("limit", journal.DefaultLimit, "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args, e)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("journal list: unexpected %q", rest[0])
+	}
+	f := journal.Filter{PlanID: *plan, Tool: *tool, Status: journal.Status(*status), Limit: *limit}
+	switch f.Status {
+	case "", journal.StatusPrepared, journal.StatusApplied, journal.StatusPartial, journal.StatusFailed:
+	default:
+		return usagef("journal list: --status %q is not prepared, applied, partial or failed", *status)
+	}
+	if *limit < 1 {
+		return usagef("journal list: --limit must be 1 or more")
+	}
+	if *since != "" {
+		if f.Since, err = c.parseSince(*since); err != nil {
+			return err
+		}
+	}
+
+	// In --json mode stdout holds JSON only; a remark goes to stderr.
+	remarks := e.stdout
+	if *asJSON {
+		remarks = e.stderr
+	}
+	j, err := journal.OpenExisting(journalPath(e.getenv), journal.Options{})
+	if errors.Is(err, journal.ErrNoJournal) {
+		fmt.Fprintln(remarks, nothingYet)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ops, err := j.List(f)
+	if err != nil {
+		return err
+	}
+	if len(ops) == 0 {
+		if *plan == "" && *tool == "" && *status == "" && *since == "" {
+			fmt.Fprintln(remarks, nothingYet)
+		} else {
+			fmt.Fprintln(remarks, "no operation matches")
+		}
+		return nil
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, ops...)
+	}
+	return c.writeTable(e.stdout, ops)
+}
+
+// parseSince reads a date (midnight, local time) or a duration back from now; "7d" is 7 days.
+func (c journalCmd) parseSince(s string) (time.Time, error) {
+	if t, err := time.ParseInLocation(time.DateOnly, s, c.loc); err == nil {
+		return t, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return c.now().AddDate(0, 0, -n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return c.now().Add(-d), nil
+	}
+	return time.Time{}, usagef("journal list: --since %q is neither a date (2026-11-28) nor a duration (24h, 7d)", s)
+}
+
+func (c journalCmd) writeTable(w io.Writer, ops []journal.Operation) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTIME\tPLAN\tTOOL\tSUMMARY\tSTATUS\tVIA\tUNDO")
+	for _, op := range ops {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", op.ID, op.Time.In(c.loc).Format(time.DateTime),
+			short(op.PlanID, 8), op.Tool, cut(op.Summary, summaryWidth), op.Status, op.ConfirmedVia, undoState(op))
+	}
+	return tw.Flush()
+}
+
+// short is the start of an id, enough to tell plans apart in a table.
+func short(id string, n int) string {
+	if len(id) <= n {
+		return id
+	}
+	return id[:n]
+}
+
+// cut shortens s to n characters, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// undoState shows an operation's undo links: "undo of X", "undone by Y", both, or "-".
+func undoState(op journal.Operation) string {
+	var links []string
+	if op.UndoOf != "" {
+		links = append(links, "undo of "+op.UndoOf)
+	}
+	if op.UndoneBy != "" {
+		links = append(links, "undone by "+op.UndoneBy)
+	}
+	if len(links) == 0 {
+		return "-"
+	}
+	return strings.Join(links, ", ")
+}
+
+func (c journalCmd) show(args []string, e env) error {
+	fs := flag.NewFlagSet("journal show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	ids, err := parseFlags(fs, args, e)
+	if err != nil {
+		return err
+	}
+	if len(ids) != 1 {
+		return usagef("journal show: give one operation id (see 'avenir journal list')")
+	}
+	path := journalPath(e.getenv)
+	j, err := journal.OpenExisting(path, journal.Options{})
+	if errors.Is(err, journal.ErrNoJournal) {
+		return fmt.Errorf("operation %s: %s (there is no journal at %s)", ids[0], nothingYet, path)
+	}
+	if err != nil {
+		return err
+	}
+	op, err := j.Get(ids[0])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, op)
+	}
+	return c.writeOperation(e.stdout, op)
+}
+
+func (c journalCmd) writeOperation(w io.Writer, op journal.Operation) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Operation %s\n\n", op.ID)
+	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', 0)
+	field := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", name, value)
+		}
+	}
+	field("Time", c.timestamp(op.Time))
+	field("Plan", op.PlanID)
+	field("Tool", op.Tool)
+	field("Summary", op.Summary)
+	field("Status", string(op.Status))
+	field("Error", op.Error)
+	field("Note", op.Note)
+	field("Confirmed via", op.ConfirmedVia)
+	field("Client", strings.TrimSpace(op.Client.Name+" "+op.Client.Version))
+	if op.Status != journal.StatusPrepared {
+		field("YNAB requests", strconv.Itoa(op.Requests))
+	}
+	field("Created in YNAB", strings.Join(op.CreatedIDs, ", "))
+	if op.ServerKnowledge != 0 {
+		field("Server knowledge", strconv.FormatInt(op.ServerKnowledge, 10))
+	}
+	field("Undo of", op.UndoOf)
+	field("Undone by", op.UndoneBy)
+	field("Fingerprint", op.Fingerprint)
+	field("Subject", string(op.Subject))
+	tw.Flush()
+
+	if op.Preview != "" {
+		fmt.Fprintf(&b, "\nPreview:\n%s\n", indent(op.Preview, "  "))
+	}
+	fmt.Fprintf(&b, "\nChanges (%d):\n", len(op.Changes))
+	for _, ch := range op.Changes {
+		writeChange(&b, ch)
+	}
+	fmt.Fprintf(&b, "\nEvents:\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, ev := range op.Events {
+		fmt.Fprintf(tw, "  %s\t%s\t%s", c.timestamp(ev.Time), ev.Type, ev.ID)
+		if d := eventDetail(ev); d != "" {
+			fmt.Fprintf(tw, "\t%s", d)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (c journalCmd) timestamp(t time.Time) string {
+	return t.In(c.loc).Format("2006-01-02 15:04:05 MST")
+}
+
+func writeChange(b *strings.Builder, ch journal.Change) {
+	name := strings.Join(strings.Fields(ch.Kind+" "+ch.ID+" "+ch.Month), " ")
+	if ch.ID == "" {
+		name += " (new)"
+	}
+	if ch.Label != "" {
+		name += ": " + ch.Label
+	}
+	fmt.Fprintf(b, "  %s\n    before: %s\n    after:  %s\n", name, state(ch.Before, "(nothing: created)"), state(ch.After, "(nothing: deleted)"))
+}
+
+func state(raw json.RawMessage, none string) string {
+	if len(raw) == 0 {
+		return none
+	}
+	return string(raw)
+}
+
+// eventDetail is what an event adds to the operation, in one line. A prepared event holds the
+// draft, which the rest of show already prints.
+func eventDetail(ev journal.Event) string {
+	if ev.Type == "prepared" {
+		return ""
+	}
+	return string(ev.Data)
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeJSON writes each operation as one line of JSON.
+func writeJSON(w io.Writer, ops ...journal.Operation) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, op := range ops {
+		if err := enc.Encode(op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseFlags parses fs from args, flags and arguments in any order, and returns the arguments.
+func parseFlags(fs *flag.FlagSet, args []string, e env) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var rest []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, journalUsage)
+			return nil, errHelp
+		}
+		if err != nil {
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

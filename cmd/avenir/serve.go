@@ -93,7 +93,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	jpath := journalPath(e.getenv)
 	j, err := journal.Open(jpath, journal.Options{})
 	if err != nil {
-		return fmt.Errorf("opening the journal %s: %w", jpath, err)
+		return err // it names the file and what is wrong with it
 	}
 	asker, err := confirm.New(confirm.Options{RequireElicitation: e.getenv("AVENIR_MCP_REQUIRE_ELICITATION") == "1"})
 	if err != nil {
