@@ -48,16 +48,17 @@ var (
 )
 
 type testEnv struct {
-	t       testing.TB
-	sb      *sandbox.Sandbox
-	url     string
-	client  *ynab.Client
-	journal *journal.Journal
-	session *mcp.ClientSession
-	log     *lockedWriter
-	asked   []string // the messages of the questions the client was asked
-	mu      sync.Mutex
-	now     atomic.Pointer[time.Time] // the server's clock
+	t           testing.TB
+	sb          *sandbox.Sandbox
+	url         string
+	client      *ynab.Client
+	journal     *journal.Journal
+	journalPath string
+	session     *mcp.ClientSession
+	log         *lockedWriter
+	asked       []string // the messages of the questions the client was asked
+	mu          sync.Mutex
+	now         atomic.Pointer[time.Time] // the server's clock
 }
 
 // setNow moves the server's clock (months like "current" follow it).
@@ -100,7 +101,8 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 	}
 	e.client = ynab.New(ynab.Options{BaseURL: srv.URL, Token: o.token, Logger: logger, MaxAge: o.maxAge,
 		Backoff: func(int) time.Duration { return time.Millisecond }})
-	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"), journal.Options{})
+	e.journalPath = filepath.Join(t.TempDir(), "journal.db")
+	j, err := journal.Open(e.journalPath, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

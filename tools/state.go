@@ -62,6 +62,19 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 	if err != nil {
 		return nil, false, err
 	}
+	if t, ok := entity.(*ynab.TransactionSummary); ok {
+		// The snapshot keeps split lines apart; a split's change names them as YNAB takes them.
+		lines := []map[string]any{}
+		for _, s := range p.Lines(t.ID) {
+			if !s.Deleted {
+				lines = append(lines, map[string]any{"amount": s.Amount, "category_id": s.CategoryID, "memo": s.Memo})
+			}
+		}
+		if len(lines) > 0 {
+			b, _ := json.Marshal(lines)
+			all["subtransactions"] = b
+		}
+	}
 	names := ch.After
 	if len(names) == 0 || string(names) == "null" {
 		names = ch.Before

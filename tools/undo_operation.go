@@ -79,7 +79,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		w.notes = append(w.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
 	}
 	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		return h.applyChanges(ctx, p, up.Changes, "AVENIR-UNDO:"+op.ID)
+		return h.applyChanges(ctx, p, up.Changes, "U:"+op.ID)
 	}
 	res, out, err := h.confirmAndApply(ctx, req, w, undoOperationIn{OperationID: op.ID}, in.Confirmation)
 	if out.Status == "applied" || out.Status == "confirmation_required" {

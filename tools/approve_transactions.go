@@ -1,0 +1,63 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var approveTransactionsTool = mcp.Tool{
+	Name:  "approve_transactions",
+	Title: "Approve transactions",
+	Description: "Approve 1 to 1000 transactions, as approving them in YNAB does; those already approved are left out. " +
+		"Not confirmed first, since it changes no money: it is journaled, and undo_operation takes it back.",
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+}
+
+type approveTransactionsIn struct {
+	PlanID         string   `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	TransactionIDs []string `json:"transaction_ids" jsonschema:"1 to 1000 transaction ids, each at most once"`
+}
+
+// approval is approve_transactions' subject: the transactions it approves.
+type approval struct {
+	TransactionIDs []string `json:"transaction_ids"`
+}
+
+func (h *handlers) approveTransactions(ctx context.Context, req *mcp.CallToolRequest, in approveTransactionsIn) (*mcp.CallToolResult, writeOut, error) {
+	if err := checkEditCount("transaction_ids", len(in.TransactionIDs)); err != nil {
+		return nil, writeOut{}, err
+	}
+	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	txs, err := transactionsByID(p, "transaction_ids", in.TransactionIDs)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	w := &write{plan: p, tool: approveTransactionsTool.Name}
+	var subject approval
+	var save []ynab.SaveTransaction
+	for _, t := range txs {
+		if t.Approved {
+			continue
+		}
+		subject.TransactionIDs = append(subject.TransactionIDs, t.ID)
+		save = append(save, ynab.SaveTransaction{ID: t.ID, Approved: ynab.Some(true)})
+		label := txLabel(p, t)
+		w.lines = append(w.lines, label)
+		w.changes = append(w.changes, editChange(t.ID, label, "approved", false, true))
+	}
+	if len(save) == 0 {
+		return nil, writeOut{}, errors.New("transaction_ids: every transaction named is already approved: nothing to change")
+	}
+	w.subject = subject
+	w.first = fmt.Sprintf("Approve %d transaction(s)?", len(save))
+	w.apply = h.patchEdits(p.ID, save)
+	return h.applyUnconfirmed(ctx, req, w)
+}
