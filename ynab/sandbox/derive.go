@@ -35,7 +35,7 @@ type view struct {
 // derive computes the plan's view for the given day. The rules are the package's (see doc.go).
 func (p *plan) derive(today string) *view {
 	v := &view{today: today, current: monthOf(today)}
-	v.indexNames(p)
+	v.derivePayees(p)
 	v.months = p.monthRange(v.current)
 	flows := p.flows()
 	v.deriveCategories(p, flows)
@@ -149,7 +149,7 @@ func (t *txn) isSplit() bool {
 	return false
 }
 
-func (v *view) indexNames(p *plan) {
+func (v *view) derivePayees(p *plan) {
 	v.payeeNames = map[string]string{}
 	for _, py := range p.Payees {
 		v.payees = append(v.payees, *py)
@@ -316,11 +316,12 @@ func (v *view) deriveAccounts(p *plan) {
 }
 
 func (v *view) deriveTransactions(p *plan) {
-	v.txns = make([]ynab.Transaction, 0, len(p.Transactions))
-	for _, t := range p.Transactions {
+	byDate := slices.Clone(p.Transactions)
+	slices.SortStableFunc(byDate, func(a, b *txn) int { return cmp.Compare(a.Date, b.Date) })
+	v.txns = make([]ynab.Transaction, 0, len(byDate))
+	for _, t := range byDate {
 		v.txns = append(v.txns, v.detail(p, t))
 	}
-	slices.SortStableFunc(v.txns, func(a, b ynab.Transaction) int { return cmp.Compare(a.Date, b.Date) })
 	v.txnByID = map[string]int{}
 	for i, t := range v.txns {
 		v.txnByID[t.ID] = i

@@ -83,7 +83,9 @@ func TestDropClosesWithoutAnswer(t *testing.T) {
 	if err == nil {
 		t.Fatal("a dropped request got an answer")
 	}
-	var got struct{ TransactionIDs []string `json:"transaction_ids"` }
+	var got struct {
+		TransactionIDs []string `json:"transaction_ids"`
+	}
 	a.ok(201, "POST", plan+"/transactions/import", nil, &got) // Drop came before handling: nothing imported
 	if len(got.TransactionIDs) != 2 {
 		t.Errorf("import after the dropped one brought %d transactions, want 2", len(got.TransactionIDs))
@@ -96,7 +98,9 @@ func TestDropAfterAppliesTheWrite(t *testing.T) {
 	if _, err := postRaw(a, plan+"/transactions/import"); err == nil {
 		t.Fatal("a dropped request got an answer")
 	}
-	var got struct{ TransactionIDs []string `json:"transaction_ids"` }
+	var got struct {
+		TransactionIDs []string `json:"transaction_ids"`
+	}
 	a.ok(200, "POST", plan+"/transactions/import", nil, &got) // already imported before the drop
 	if len(got.TransactionIDs) != 0 {
 		t.Errorf("second import brought %d transactions, want 0", len(got.TransactionIDs))

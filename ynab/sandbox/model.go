@@ -187,15 +187,6 @@ func (p *plan) txn(id string) *txn {
 	return nil
 }
 
-func (p *plan) scheduled(id string) *ynab.ScheduledTransaction {
-	for _, st := range p.Scheduled {
-		if st.ID == id && !st.Deleted {
-			return st
-		}
-	}
-	return nil
-}
-
 // accountOfTransferPayee returns the account a transfer payee moves money to, or nil.
 func (p *plan) accountOfTransferPayee(payeeID string) *account {
 	py := p.payee(payeeID)

@@ -15,7 +15,7 @@ import (
 func TestSampleKeepsItsDocumentedFacts(t *testing.T) {
 	days := []time.Time{
 		sandbox.FixedNow(),
-		time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC),     // the 1st: everything this month is today
+		time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC),       // the 1st: everything this month is today
 		time.Date(2028, time.February, 29, 23, 59, 0, 0, time.UTC), // leap day
 		time.Date(2026, time.December, 31, 12, 0, 0, 0, time.UTC),  // year's end
 		time.Date(2027, time.January, 2, 8, 0, 0, 0, time.UTC),     // months spanning two years

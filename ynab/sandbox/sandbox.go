@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"strconv"
@@ -286,14 +287,14 @@ func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
 	var before []byte
 	if m.route.write && c.p != nil {
 		var err error
-		if before, err = json.Marshal(c.p); err != nil {
-			return errorResponse(internalError(fmt.Errorf("snapshot the plan: %w", err)))
+		if before, err = snapshot(c.p); err != nil {
+			return errorResponse(internalError(err))
 		}
 	}
 	status, data, err := m.route.handle(c)
 	if err != nil {
 		if before != nil {
-			err = errors.Join(err, s.restore(c.p.ID, before))
+			err = errors.Join(err, s.restore(c.p, before))
 		}
 		var ae *apiError
 		if !errors.As(err, &ae) {
@@ -347,19 +348,35 @@ func (s *Sandbox) commit(p *plan) (int64, error) {
 	return p.Knowledge, nil
 }
 
+// snapshot encodes a plan before a write, so that a refused write can be undone. The marks are
+// left out, being large and written only when a write commits (see restore).
+func snapshot(p *plan) ([]byte, error) {
+	marks := p.Marks
+	p.Marks = nil
+	defer func() { p.Marks = marks }()
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot the plan: %w", err)
+	}
+	return b, nil
+}
+
 // restore puts back a plan as it was before a write that failed, so a refused request changes
-// nothing.
-func (s *Sandbox) restore(id string, before []byte) error {
-	var p plan
-	if err := json.Unmarshal(before, &p); err != nil {
+// nothing. Marks made by a commit that then failed to save are dropped: the next read marks
+// those entities again, at a knowledge no client has seen.
+func (s *Sandbox) restore(failed *plan, before []byte) error {
+	p := &plan{}
+	if err := json.Unmarshal(before, p); err != nil {
 		return fmt.Errorf("restore the plan after a failed write: %w", err)
 	}
+	p.Marks = failed.Marks
+	maps.DeleteFunc(p.Marks, func(_ string, m mark) bool { return m.Knowledge > p.Knowledge })
 	for i, old := range s.w.Plans {
-		if old.ID == id {
-			s.w.Plans[i] = &p
+		if old.ID == p.ID {
+			s.w.Plans[i] = p
 		}
 	}
-	delete(s.views, id)
+	delete(s.views, p.ID)
 	return nil
 }
 

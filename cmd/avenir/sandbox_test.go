@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sandboxProcess is `avenir sandbox serve` running as a process.
+type sandboxProcess struct {
+	url    string
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+}
+
+func startSandbox(t *testing.T, env []string, args ...string) *sandboxProcess {
+	t.Helper()
+	cmd := exec.Command(avenirBinary(t), append([]string{"sandbox", "serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &sandboxProcess{cmd: cmd, stderr: &lockedBuffer{}}
+	cmd.Stderr = sp.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		line <- sc.Text()
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case sp.url = <-line:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the sandbox printed no URL; stderr:\n%s", sp.stderr)
+	}
+	if !strings.HasPrefix(sp.url, "http://127.0.0.1:") || strings.HasSuffix(sp.url, ":0/v1") || !strings.HasSuffix(sp.url, "/v1") {
+		t.Fatalf("the sandbox printed %q, want its real base URL", sp.url)
+	}
+	return sp
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (sp *sandboxProcess) stop(t *testing.T) {
+	t.Helper()
+	if err := sp.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.cmd.Wait(); err != nil {
+		t.Fatalf("the sandbox did not exit cleanly on SIGTERM: %v; stderr:\n%s", err, sp.stderr)
+	}
+}
+
+// call sends a request with a bearer token and decodes the data of a 200 answer into into.
+func call(t *testing.T, method, url, token, body string, into any) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusOK && into != nil {
+		var env struct{ Data json.RawMessage }
+		if err := json.Unmarshal(raw, &env); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, url, err, raw)
+		}
+		if err := json.Unmarshal(env.Data, into); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, url, err, raw)
+		}
+	}
+	return res.StatusCode
+}
+
+type monthCategory struct {
+	Category struct {
+		ID       string `json:"id"`
+		Name     string `json:"name"`
+		Budgeted int64  `json:"budgeted"`
+	} `json:"category"`
+}
+
+func TestSandboxServeKeepsWritesAcrossRestarts(t *testing.T) {
+	env, dir := isolatedEnv(t)
+	state := filepath.Join(dir, "kept", "sandbox.json")
+	sp := startSandbox(t, env, "--state", state)
+
+	var groups struct {
+		CategoryGroups []struct {
+			Categories []struct{ ID, Name string }
+		} `json:"category_groups"`
+	}
+	if code := call(t, "GET", sp.url+"/plans/last-used/categories", "any", "", &groups); code != 200 {
+		t.Fatalf("GET categories: %d", code)
+	}
+	var restaurants string
+	for _, g := range groups.CategoryGroups {
+		for _, c := range g.Categories {
+			if c.Name == "Restaurants" {
+				restaurants = c.ID
+			}
+		}
+	}
+	path := sp.url + "/plans/last-used/months/current/categories/" + restaurants
+	if code := call(t, "PATCH", path, "any", `{"category":{"budgeted":150000}}`, nil); code != 200 {
+		t.Fatalf("PATCH: %d", code)
+	}
+	sp.stop(t)
+	log := sp.stderr.String()
+	if !strings.Contains(log, "method=PATCH") || !strings.Contains(log, "status=200") || !strings.Contains(log, "state saved") {
+		t.Errorf("stderr does not log the requests and the save:\n%s", log)
+	}
+
+	again := startSandbox(t, env, "--state", state)
+	var got monthCategory
+	if code := call(t, "GET", again.url+"/plans/last-used/months/current/categories/"+restaurants, "any", "", &got); code != 200 {
+		t.Fatalf("GET after restart: %d", code)
+	}
+	if got.Category.Budgeted != 150000 {
+		t.Errorf("after a restart Restaurants has %d assigned, want the 150000 written before", got.Category.Budgeted)
+	}
+	again.stop(t)
+}
+
+func TestSandboxServeToken(t *testing.T) {
+	env, dir := isolatedEnv(t)
+	sp := startSandbox(t, env, "--state", filepath.Join(dir, "s.json"), "--token", "s3cret")
+	if code := call(t, "GET", sp.url+"/user", "guess", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token got %d, want 401", code)
+	}
+	if code := call(t, "GET", sp.url+"/user", "s3cret", "", nil); code != http.StatusOK {
+		t.Errorf("the right token got %d, want 200", code)
+	}
+	sp.stop(t)
+	if strings.Contains(sp.stderr.String(), "s3cret") || strings.Contains(sp.stderr.String(), "guess") {
+		t.Error("the log shows a token")
+	}
+}
+
+func TestSandboxCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return dir
+		}
+		return ""
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"no subcommand", []string{"sandbox"}, 2, "say serve or reset"},
+		{"unknown subcommand", []string{"sandbox", "frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"help", []string{"sandbox", "serve", "--help"}, 0, "--allow-remote"},
+		{"bad flag", []string{"sandbox", "serve", "--adr", "x"}, 2, "flag provided but not defined"},
+		{"stray argument", []string{"sandbox", "reset", "now"}, 2, "takes no arguments"},
+		{"negative rate limit", []string{"sandbox", "serve", "--rate-limit", "-1"}, 2, "--rate-limit"},
+		{"all interfaces", []string{"sandbox", "serve", "--addr", "0.0.0.0:8765"}, 2, "not a loopback address"},
+		{"no host", []string{"sandbox", "serve", "--addr", ":8765"}, 2, "--allow-remote"},
+		{"another machine", []string{"sandbox", "serve", "--addr", "192.168.1.20:8765"}, 2, "not a loopback address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), tt.args, env{stdout: &out, stderr: &errOut, getenv: getenv})
+			code := exitCode(err, &errOut)
+			if code != tt.wantCode || !strings.Contains(errOut.String(), tt.wantStderr) {
+				t.Errorf("avenir %v: exit %d, stderr %q; want exit %d and %q", tt.args, code, errOut.String(), tt.wantCode, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestSandboxReset(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "avenir", "sandbox.json")
+	getenv := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return dir
+		}
+		return ""
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"sandbox", "reset"}, env{stdout: &out, stderr: &errOut, getenv: getenv}); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	if !strings.Contains(out.String(), "restored") || !strings.Contains(out.String(), state) {
+		t.Errorf("reset said %q, want it to say it restored %s", out.String(), state)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("reset wrote no state at the default path: %v", err)
+	}
+
+	foreign := filepath.Join(dir, "notes.json")
+	if err := os.WriteFile(foreign, []byte(`{"shopping":["milk"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), []string{"sandbox", "reset", "--state", foreign}, env{stdout: &out, stderr: &errOut, getenv: getenv})
+	if code := exitCode(err, &errOut); code != 1 || !strings.Contains(errOut.String(), foreign) {
+		t.Errorf("reset of a foreign file: exit %d, stderr %q; want 1 and the file named", code, errOut.String())
+	}
+	if b, _ := os.ReadFile(foreign); string(b) != `{"shopping":["milk"]}` {
+		t.Error("reset overwrote a file that is not a sandbox state")
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8765": true, "127.0.0.1:0": true, "[::1]:8765": true, "localhost:8765": true,
+		"0.0.0.0:8765": false, ":8765": false, "[::]:8765": false, "10.0.0.5:80": false, "example.com:80": false, "nonsense": false,
+	} {
+		if got := isLoopback(addr); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a process can write while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
