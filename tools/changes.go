@@ -17,7 +17,7 @@ import (
 // partial and its note says exactly what was written and what was not.
 func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []journal.Change, importPrefix string) (journal.Outcome, error) {
 	out := journal.Outcome{Changes: append([]journal.Change(nil), changes...)}
-	var done, failed []string
+	var done []string
 	fail := func(what string, err error) (journal.Outcome, error) {
 		if len(done) > 0 {
 			out.Partial = true
@@ -94,8 +94,7 @@ func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []jou
 			continue
 		}
 		if err != nil {
-			failed = append(failed, ch.Label)
-			return fail(strings.Join(failed, ", "), err)
+			return fail(ch.Label, err)
 		}
 		done = append(done, ch.Label)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,7 +97,7 @@ func TestPilotThroughEachKindOfClient(t *testing.T) {
 }
 
 func TestPilotCodePath(t *testing.T) {
-	for _, kind := range []clientKind{noElicit, modernNone, headless} {
+	for _, kind := range []clientKind{noElicit, modernNone, headless, modernCancel} {
 		t.Run(kind.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{kind: kind})
 			var first writeOut
@@ -133,6 +134,25 @@ func TestPilotCodeForOtherChangesIsSpent(t *testing.T) {
 	e.fails("set_category_budget", withArg(withArg(budgetArgs, "amount", "160"), "confirmation", first.Confirmation), "issued for different changes")
 	e.fails("set_category_budget", withArg(budgetArgs, "confirmation", first.Confirmation), "already used")
 	if e.writes() != 0 || e.restaurantsAssigned() != 120000 {
+		t.Fatal("a refused code wrote")
+	}
+}
+
+func TestPilotUnknownAndExpiredCodes(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	e := newEnv(t, envOptions{kind: noElicit, clock: clock})
+	const refused = "This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview."
+	e.fails("set_category_budget", withArg(budgetArgs, "confirmation", "AAAAAAAAAAA"), refused)
+	e.fails("set_category_budget", withArg(budgetArgs, "confirmation", "not even a code"), refused)
+	var first writeOut
+	e.ok("set_category_budget", budgetArgs, &first)
+	mu.Lock()
+	now = now.Add(601 * time.Second)
+	mu.Unlock()
+	e.fails("set_category_budget", withArg(budgetArgs, "confirmation", first.Confirmation), refused)
+	if e.writes() != 0 {
 		t.Fatal("a refused code wrote")
 	}
 }
