@@ -53,7 +53,7 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	if before == amount && in.Confirmation == "" && req.Params.RequestState == "" {
+	if before == amount && !confirming(req, in.Confirmation) {
 		return nil, writeOut{}, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
 	}
 	digits := Digits(currency(p))

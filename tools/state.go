@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/undo"
@@ -21,6 +22,7 @@ const (
 	kindCategory      = undo.KindCategory
 	kindNewTx         = undo.KindCreated // Before null; After holds the fields sent, import_id included
 	kindDeletedTx     = undo.KindDeleted // Before the fields it had; After null
+	kindNewCategory   = "new_category"   // Before null; After its name and group (YNAB cannot delete one)
 )
 
 // current returns the present values of the fields ch names (the keys of its After, else its
@@ -46,6 +48,12 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 	case kindCategory:
 		c, ok := p.Category(ch.ID)
 		if !ok || c.Deleted {
+			return nil, false, nil
+		}
+		entity = c
+	case kindNewCategory:
+		c := findCategory(p, ch)
+		if c == nil {
 			return nil, false, nil
 		}
 		entity = c
@@ -92,6 +100,27 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 		out[k] = v
 	}
 	return out, true, nil
+}
+
+// findCategory finds a created category: by its id once YNAB gave one, else by its name and group.
+func findCategory(p *ynab.Plan, ch journal.Change) *ynab.Category {
+	if c, ok := p.Category(ch.ID); ok && !c.Deleted {
+		return c
+	}
+	var f struct {
+		Name            string `json:"name"`
+		CategoryGroupID string `json:"category_group_id"`
+	}
+	if json.Unmarshal(ch.After, &f) != nil {
+		return nil
+	}
+	for i := range p.Categories {
+		c := &p.Categories[i]
+		if !c.Deleted && c.CategoryGroupID == f.CategoryGroupID && strings.EqualFold(c.Name, f.Name) {
+			return c
+		}
+	}
+	return nil
 }
 
 // findByImportID finds a created transaction by the import_id avenir gave it.

@@ -124,10 +124,20 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	outcome, applyErr := w.apply(ctx)
 	outcome.Requests = counter.N()
 	if applyErr != nil && !outcome.Partial {
-		if _, err := h.Journal.Failed(op.ID, applyErr.Error(), counter.N()); err != nil {
-			h.log.Error("journal: recording a failed write", "operation", op.ID, "err", err)
+		landed, known := h.landed(ctx, op, applyErr)
+		if !known {
+			return nil, out, fmt.Errorf("%w. YNAB's answer was lost and avenir could not check whether the change was made; "+
+				"journal entry %s stays prepared and is resolved when avenir next starts. Check in YNAB before trying again", applyErr, op.ID)
 		}
-		return nil, out, fmt.Errorf("%w (journal entry %s records the attempt; nothing was written)", applyErr, op.ID)
+		if !landed {
+			if _, err := h.Journal.Failed(op.ID, applyErr.Error(), counter.N()); err != nil {
+				h.log.Error("journal: recording a failed write", "operation", op.ID, "err", err)
+			}
+			return nil, out, fmt.Errorf("%w (journal entry %s records the attempt; nothing was written)", applyErr, op.ID)
+		}
+		h.log.Warn("YNAB's answer to a write was lost, but the change is there", "operation", op.ID, "err", applyErr)
+		outcome.Requests = counter.N()
+		outcome.Note = "YNAB's answer was lost; a fresh read showed the change is there"
 	}
 	if _, err := h.Journal.Applied(op.ID, outcome); err != nil {
 		// YNAB has the change; the journal keeps it as prepared, and the next start resolves it.
@@ -140,6 +150,31 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	}
 	out.Status, out.OperationID, out.Summary = "applied", op.ID, strings.TrimSuffix(w.first, "?")
 	return nil, out, nil
+}
+
+// landed tells, after a write failed, whether it reached YNAB all the same. Only a lost answer
+// (the connection broke) or YNAB failing (5xx) leaves that in doubt; then a fresh read decides.
+// known is false when even that read fails: the outcome is not known.
+func (h *handlers) landed(ctx context.Context, op journal.Operation, err error) (landed, known bool) {
+	var ne *ynab.NetError
+	var ae *ynab.APIError
+	doubt := errors.As(err, &ne) || (errors.As(err, &ae) && ae.Status >= 500)
+	if !doubt || ctx.Err() != nil {
+		return false, ctx.Err() == nil
+	}
+	applied, cerr := (&Recovery{h: h}).WasApplied(ctx, op)
+	if cerr != nil {
+		h.log.Warn("could not check whether a write landed", "operation", op.ID, "err", cerr)
+		return false, false
+	}
+	return applied, true
+}
+
+// confirming reports whether a call answers a preview (with a code, or a form's answer) rather
+// than asking for one. A call that would change nothing is refused only when it asks: the
+// person already agreed to the other, and writing the same value again harms nothing.
+func confirming(req *mcp.CallToolRequest, code string) bool {
+	return code != "" || (req != nil && req.Params != nil && req.Params.RequestState != "")
 }
 
 // clientOf names the client that made the call, for the journal.

@@ -1,0 +1,160 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var moveMoneyTool = mcp.Tool{
+	Name:  "move_money",
+	Title: "Move money between categories",
+	Description: "Move an amount assigned in a month from one category to another: the first category's assigned amount goes down by it " +
+		"and the second's goes up by it, so Ready to assign does not change." + confirmDescription,
+	// Not idempotent: each call moves the amount again.
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+}
+
+type moveMoneyIn struct {
+	PlanID       string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	FromCategory string `json:"from_category" jsonschema:"the category the money comes from: name, 'Group: Name', or id"`
+	ToCategory   string `json:"to_category" jsonschema:"the category the money goes to: name, 'Group: Name', or id"`
+	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
+	Amount       Amount `json:"amount" jsonschema:"how much to move, more than zero, e.g. 30 or \"30.00\""`
+	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+}
+
+// moveSubject is what the person confirms. The two categories have keys of their own: a
+// subject's arrays are compared as sets, and a move's direction matters.
+type moveSubject struct {
+	FromCategoryID string `json:"from_category_id"`
+	ToCategoryID   string `json:"to_category_id"`
+	Month          string `json:"month"`
+	Amount         int64  `json:"amount"`
+}
+
+// move is a planned move: both categories with what they have assigned when it is applied.
+type move struct {
+	planID               string
+	month                string
+	from, to             *ynab.Category
+	fromBefore, toBefore int64
+	amount               int64
+	digits               int
+}
+
+func (m move) fromAfter() int64     { return m.fromBefore - m.amount }
+func (m move) toAfter() int64       { return m.toBefore + m.amount }
+func (m move) plain(n int64) string { return FormatPlain(n, m.digits) }
+
+func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in moveMoneyIn) (*mcp.CallToolResult, writeOut, error) {
+	month, err := h.parseMonth("month", in.Month)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	m, err := h.planMove(ctx, p, month, in)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	w := &write{
+		plan:    p,
+		tool:    moveMoneyTool.Name,
+		subject: moveSubject{FromCategoryID: m.from.ID, ToCategoryID: m.to.ID, Month: month, Amount: m.amount},
+		first:   fmt.Sprintf("Move %s from %s to %s for %s?", m.plain(m.amount), m.from.Name, m.to.Name, month),
+		lines: []string{
+			fmt.Sprintf("%s: %s → %s", m.from.Name, m.plain(m.fromBefore), m.plain(m.fromAfter())),
+			fmt.Sprintf("%s: %s → %s", m.to.Name, m.plain(m.toBefore), m.plain(m.toAfter())),
+		},
+		changes: []journal.Change{
+			assignedChange(p, m.from, month, m.fromBefore, m.fromAfter()),
+			assignedChange(p, m.to, month, m.toBefore, m.toAfter()),
+		},
+	}
+	w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyMove(ctx, m, w.changes[0]) }
+	args := in
+	args.Confirmation = ""
+	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+}
+
+// planMove resolves and checks a move's arguments and reads what both categories have
+// assigned in the month.
+func (h *handlers) planMove(ctx context.Context, p *ynab.Plan, month string, in moveMoneyIn) (move, error) {
+	from, err := spendableCategory(p, "from_category", in.FromCategory)
+	if err != nil {
+		return move{}, err
+	}
+	to, err := spendableCategory(p, "to_category", in.ToCategory)
+	if err != nil {
+		return move{}, err
+	}
+	if from.ID == to.ID {
+		return move{}, fmt.Errorf("to_category: %s is also from_category; name two different categories", categoryLabel(p, to.ID))
+	}
+	m := move{planID: p.ID, month: month, from: from, to: to, digits: Digits(currency(p))}
+	if m.amount, err = in.Amount.Milliunits(m.digits); err != nil {
+		return move{}, fmt.Errorf("amount: %w", err)
+	}
+	if m.amount <= 0 {
+		return move{}, fmt.Errorf("amount: %s is not more than zero; give the amount to move as a positive number (to move money the other way, swap from_category and to_category)", m.plain(m.amount))
+	}
+	if m.fromBefore, err = h.assigned(ctx, p, month, from.ID); err != nil {
+		return move{}, err
+	}
+	if m.toBefore, err = h.assigned(ctx, p, month, to.ID); err != nil {
+		return move{}, err
+	}
+	_, fromOK := addMilliunits(m.fromBefore, -m.amount)
+	_, toOK := addMilliunits(m.toBefore, m.amount)
+	if !fromOK || !toOK {
+		return move{}, fmt.Errorf("amount: %s is too large to move", in.Amount)
+	}
+	return m, nil
+}
+
+// applyMove makes the move with two PATCHes, the from-category first: YNAB has no request that
+// changes two categories at once. If the second fails, the first is put back, so that no money
+// appears or vanishes; if that fails too, the outcome is partial, its only change the one that
+// stayed written, and its note says what each category holds.
+func (h *handlers) applyMove(ctx context.Context, m move, taken journal.Change) (journal.Outcome, error) {
+	if _, err := h.assignLanded(ctx, m.planID, m.month, m.from.ID, m.fromAfter()); err != nil {
+		return journal.Outcome{}, fmt.Errorf("taking %s out of %s: %w", m.plain(m.amount), m.from.Name, err)
+	}
+	k, addErr := h.assignLanded(ctx, m.planID, m.month, m.to.ID, m.toAfter())
+	if addErr == nil {
+		return journal.Outcome{ServerKnowledge: k}, nil
+	}
+	_, backErr := h.assignLanded(ctx, m.planID, m.month, m.from.ID, m.fromBefore)
+	if backErr == nil {
+		return journal.Outcome{}, fmt.Errorf("%s was taken out of %s, but adding it to %s failed (%v); %s was put back to %s assigned for %s, so nothing was moved",
+			m.plain(m.amount), m.from.Name, m.to.Name, addErr, m.from.Name, m.plain(m.fromBefore), m.month)
+	}
+	note := fmt.Sprintf("for %s, %s now has %s assigned (it had %s) and %s still has %s: the %s taken out of %s was not added to %s (%v), "+
+		"and putting it back failed too (%v). In YNAB, add %s to %s to finish the move, or add it back to %s",
+		m.month, m.from.Name, m.plain(m.fromAfter()), m.plain(m.fromBefore), m.to.Name, m.plain(m.toBefore), m.plain(m.amount),
+		m.from.Name, m.to.Name, addErr, backErr, m.plain(m.amount), m.to.Name, m.from.Name)
+	return journal.Outcome{Changes: []journal.Change{taken}, Partial: true, Note: note}, errors.New(note)
+}
+
+// assignLanded sets a category's assigned amount for a month and returns YNAB's server
+// knowledge. When the connection breaks before YNAB answers, the write may or may not have
+// landed, and a move must know which before it puts anything back: one GET of the category
+// tells.
+func (h *handlers) assignLanded(ctx context.Context, planID, month, categoryID string, amount int64) (int64, error) {
+	res, err := h.YNAB.UpdateMonthCategory(ctx, planID, month, categoryID, amount)
+	var lost *ynab.NetError
+	if errors.As(err, &lost) {
+		if c, getErr := h.YNAB.GetMonthCategory(ctx, planID, month, categoryID); getErr == nil && c.Budgeted == amount {
+			return 0, nil
+		}
+	}
+	return res.ServerKnowledge, err
+}

@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var updateCategoryTool = mcp.Tool{
+	Name:  "update_category",
+	Title: "Rename a category or move it to another group",
+	Description: "Rename a category, move it to another category group, or both. Its assigned amounts, activity and target stay with it." +
+		confirmDescription,
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+}
+
+type updateCategoryIn struct {
+	PlanID       string  `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	Category     string  `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
+	Name         *string `json:"name,omitempty" jsonschema:"the new name (at most 50 characters); leave out to keep the name"`
+	Group        string  `json:"group,omitempty" jsonschema:"the category group to move it to: name or id; leave out to keep the group"`
+	Confirmation string  `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+}
+
+type updateCategorySubject struct {
+	CategoryID      string `json:"category_id"`
+	Name            string `json:"name"`
+	CategoryGroupID string `json:"category_group_id"`
+}
+
+func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest, in updateCategoryIn) (*mcp.CallToolResult, writeOut, error) {
+	if in.Name == nil && in.Group == "" {
+		return nil, writeOut{}, errors.New("name: give a new name, a group to move the category to (group), or both")
+	}
+	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	cat, from, err := ownCategory(p, "category", in.Category)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	s, to, err := renamed(p, cat, from, in)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	if s.Name == cat.Name && to.ID == from.ID && !confirming(req, in.Confirmation) {
+		return nil, writeOut{}, fmt.Errorf("%s is already called ‘%s’ and in %s: nothing to change", categoryLabel(p, cat.ID), cat.Name, from.Name)
+	}
+	w := &write{
+		plan:    p,
+		tool:    updateCategoryTool.Name,
+		subject: s,
+		first:   fmt.Sprintf("Change category ‘%s’ (%s) to ‘%s’ (%s)?", cat.Name, from.Name, s.Name, to.Name),
+		changes: []journal.Change{{
+			Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+			Before: fieldsJSON(map[string]any{"name": cat.Name, "category_group_id": from.ID}),
+			After:  fieldsJSON(map[string]any{"name": s.Name, "category_group_id": to.ID}),
+		}},
+		apply: func(ctx context.Context) (journal.Outcome, error) {
+			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID})
+			return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
+		},
+	}
+	args := in
+	args.Confirmation = ""
+	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+}
+
+// ownCategory resolves a category a person may rename or move, and its group: any but YNAB's
+// internal ones.
+func ownCategory(p *ynab.Plan, arg, ref string) (*ynab.Category, *ynab.CategoryGroup, error) {
+	c, err := resolve("category", arg, ref, categoryCandidates(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, _ := p.Category(c.id)
+	g, ok := p.Group(cat.CategoryGroupID)
+	switch {
+	case !ok:
+		return nil, nil, fmt.Errorf("%s: the group of %s is not in this plan as avenir read it; try again in a moment", arg, c.label)
+	case cat.Internal || g.Internal:
+		return nil, nil, fmt.Errorf("%s: %s is one of YNAB's internal categories, which cannot be renamed or moved", arg, c.label)
+	}
+	return cat, g, nil
+}
+
+// renamed works out the category's name and group after the change, checking the new name and
+// the group it goes to.
+func renamed(p *ynab.Plan, cat *ynab.Category, from *ynab.CategoryGroup, in updateCategoryIn) (updateCategorySubject, *ynab.CategoryGroup, error) {
+	s := updateCategorySubject{CategoryID: cat.ID, Name: cat.Name, CategoryGroupID: from.ID}
+	to := from
+	if in.Group != "" {
+		g, err := resolve("category group", "group", in.Group, groupCandidates(p))
+		if err != nil {
+			return s, nil, err
+		}
+		// Staying in a hidden group is fine; only a group it moves to is checked.
+		if g.id != from.ID {
+			if to, err = ownGroup(p, "group", g.id); err != nil {
+				return s, nil, err
+			}
+		}
+	}
+	if in.Name != nil {
+		name, err := categoryName("name", *in.Name)
+		if err != nil {
+			return s, nil, err
+		}
+		s.Name = name
+	}
+	arg := "name"
+	if in.Name == nil {
+		arg = "group"
+	}
+	if err := freeName(p, arg, s.Name, to, cat.ID); err != nil {
+		return s, nil, err
+	}
+	s.CategoryGroupID = to.ID
+	return s, to, nil
+}
