@@ -69,7 +69,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	for _, ch := range up.Changes {
 		w.lines = append(w.lines, describeChange(p, ch))
-		if note := targetLoss(ch); note != "" {
+		if note := targetLoss(p, ch); note != "" {
 			w.notes = append(w.notes, note)
 		}
 	}
@@ -159,31 +159,32 @@ func fieldWords(p *ynab.Plan, field string, raw json.RawMessage) string {
 
 // targetWords describes a target from a category's goal fields.
 func targetWords(p *ynab.Plan, f map[string]json.RawMessage) string {
+	return targetFrom(f).words(Digits(currency(p)))
+}
+
+func targetFrom(f map[string]json.RawMessage) target {
 	var c ynab.Category
 	b, _ := json.Marshal(f)
 	_ = json.Unmarshal(b, &c)
-	if c.GoalType == nil || *c.GoalType == "" || c.GoalTarget == nil {
-		return "no target"
-	}
-	words := FormatPlain(*c.GoalTarget, Digits(currency(p)))
-	if c.GoalTargetDate != nil {
-		words += " by " + *c.GoalTargetDate
-	} else if freq := frequencyOf(c.GoalCadence, c.GoalCadenceFrequency); freq != "" {
-		words += " " + freq
-	}
-	return words
+	return targetOf(&c)
 }
 
-// targetLoss warns when the target a change would put back is of a type YNAB's API cannot
-// write: the undo then restores its amount and date, not its type.
-func targetLoss(ch journal.Change) string {
+// targetLoss warns when the target an undo puts back is of a kind YNAB's API cannot set and the
+// operation changed the kind: the undo then restores its amount and date, not its kind. (When
+// only the amount or date changed, sending them back restores the target exactly.)
+func targetLoss(p *ynab.Plan, ch journal.Change) string {
 	if ch.Kind != kindCategory {
 		return ""
 	}
-	after, _ := decodeFields(ch.After)
-	var t *string
-	if json.Unmarshal(after["goal_type"], &t) != nil || t == nil || *t == ynab.GoalNeed {
+	now, _ := decodeFields(ch.Before)
+	back, _ := decodeFields(ch.After)
+	if _, ok := back["goal_type"]; !ok {
 		return ""
 	}
-	return fmt.Sprintf("Warning: %s had a target of type %s, which YNAB's API cannot set; the undo puts back its amount and date as a needed-for-spending target.", ch.Label, *t)
+	old, cur := targetFrom(back), targetFrom(now)
+	if old.restorable() || (old.Type != nil && cur.Type != nil && *old.Type == *cur.Type) {
+		return ""
+	}
+	return fmt.Sprintf("Warning: YNAB's API cannot set a target like %s's old one (%s); the undo sets its amount and date, and YNAB decides its kind.",
+		ch.Label, old.words(Digits(currency(p))))
 }
