@@ -166,7 +166,105 @@ func (d *demo) run() error {
 		d.say("  %s  %-16s %-22s %12s  %s", t.Date, t.Account, t.Payee, t.Amount, t.Memo)
 	}
 	d.say("  (%d YNAB request(s): the cache answered)", txs.YNABRequests)
+	if len(txs.Transactions) < 2 {
+		return fmt.Errorf("the sandbox has %d uncategorized transactions; the demo needs two", len(txs.Transactions))
+	}
+
+	d.step("Recategorise two of them  (apply_categories)")
+	d.say("  This client cannot show the user a question, so avenir answers with a preview and a one-time code.")
+	changes := []map[string]any{
+		{"transaction_id": txs.Transactions[0].ID, "category": "Boodschappen"},
+		{"transaction_id": txs.Transactions[1].ID, "category": "Uitjes"},
+	}
+	recat, err := d.confirmed("apply_categories", map[string]any{"changes": changes})
+	if err != nil {
+		return err
+	}
+
+	d.step("Assign money, and move some  (set_category_budget, move_money)")
+	if _, err := d.confirmed("set_category_budget", map[string]any{"category": "Restaurants", "month": "current", "amount": "150.00"}); err != nil {
+		return err
+	}
+	if _, err := d.confirmed("move_money", map[string]any{"from_category": "Tennis", "to_category": "Restaurants", "month": "current", "amount": "30"}); err != nil {
+		return err
+	}
+
+	d.step("What did the assistant do?  (list_operations — also: avenir journal list)")
+	if err := d.journal(); err != nil {
+		return err
+	}
+
+	d.step("Changed your mind? Undo the recategorisation  (undo_operation)")
+	if _, err := d.confirmed("undo_operation", map[string]any{"operation_id": recat}); err != nil {
+		return err
+	}
+	if err := d.journal(); err != nil {
+		return err
+	}
 	d.say("\nThe demo changed nothing of yours: its sandbox and journal were temporary.")
+	return nil
+}
+
+// confirmed makes a confirmed write the way a client without elicitation does: it shows the
+// preview, "asks the user" (the demo's user agrees), and passes the code back.
+func (d *demo) confirmed(tool string, args map[string]any) (string, error) {
+	var first struct {
+		Status, Preview, Confirmation string
+		ExpiresInSeconds              int `json:"expires_in_seconds"`
+	}
+	if err := d.call(tool, args, &first); err != nil {
+		return "", err
+	}
+	if first.Status != "confirmation_required" {
+		return "", fmt.Errorf("%s: expected a preview to confirm, got status %q", tool, first.Status)
+	}
+	for _, line := range strings.Split(first.Preview, "\n") {
+		d.say("  │ %s", line)
+	}
+	d.say("  code %s (valid %d s) — the user agrees, so the assistant passes it back", first.Confirmation, first.ExpiresInSeconds)
+	withCode := map[string]any{"confirmation": first.Confirmation}
+	for k, v := range args {
+		withCode[k] = v
+	}
+	var done struct {
+		Status       string `json:"status"`
+		OperationID  string `json:"operation_id"`
+		Summary      string `json:"summary"`
+		YNABRequests int    `json:"ynab_requests"`
+	}
+	if err := d.call(tool, withCode, &done); err != nil {
+		return "", err
+	}
+	d.say("  → %s: %s (operation %s, %d YNAB request(s))", done.Status, done.Summary, done.OperationID, done.YNABRequests)
+	return done.OperationID, nil
+}
+
+// journal prints the newest operations as list_operations gives them.
+func (d *demo) journal() error {
+	var ops struct {
+		Operations []struct {
+			ID, Tool, Summary, Status string
+			ConfirmedVia              string `json:"confirmed_via"`
+			Undo                      struct {
+				CanUndo  bool   `json:"can_undo"`
+				UndoOf   string `json:"undo_of"`
+				UndoneBy string `json:"undone_by"`
+			} `json:"undo"`
+		} `json:"operations"`
+	}
+	if err := d.call("list_operations", map[string]any{"limit": 10}, &ops); err != nil {
+		return err
+	}
+	for _, op := range ops.Operations {
+		undo := ""
+		switch {
+		case op.Undo.UndoneBy != "":
+			undo = "undone by " + op.Undo.UndoneBy[len(op.Undo.UndoneBy)-6:]
+		case op.Undo.UndoOf != "":
+			undo = "undoes " + op.Undo.UndoOf[len(op.Undo.UndoOf)-6:]
+		}
+		d.say("  …%s  %-8s %-6s %-60s %s", op.ID[len(op.ID)-6:], op.Status, op.ConfirmedVia, op.Summary, undo)
+	}
 	return nil
 }
 
