@@ -192,7 +192,10 @@ func (r *Recovery) WasApplied(ctx context.Context, op journal.Operation) (bool, 
 			return false, err
 		}
 		deleted := len(ch.After) == 0 || string(ch.After) == "null"
-		if deleted && !exists || !deleted && exists && undo.Holds(now, ch.After) {
+		// A created transaction is found by the import id only avenir gave it: being there is
+		// proof enough (its fields may read differently: a new payee's name becomes an id).
+		created := ch.Kind == kindNewTx && exists
+		if created || deleted && !exists || !deleted && exists && undo.Holds(now, ch.After) {
 			return true, nil
 		}
 	}

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
+)
+
+func TestImportTransactions(t *testing.T) {
+	for _, kind := range []clientKind{noElicit, modernYes} {
+		t.Run(kind.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{kind: kind, maxAge: time.Hour})
+			e.ok("list_accounts", map[string]any{}, &struct{}{}) // a warm cache, as after any read
+			e.sb.ResetCounts()
+			var out createdOut
+			e.ok("import_transactions", map[string]any{}, &out)
+			if c := e.sb.Counts(); out.Status != "applied" || out.OperationID == "" || c.Writes != 1 ||
+				c.ByRoute["POST /plans/{plan_id}/transactions/import"] != 1 || c.Reads != 1 {
+				t.Fatalf("result %+v, counts %+v; want applied with the import's POST and one read after it", out, c)
+			}
+			if len(e.questions()) != 0 {
+				t.Fatal("an import asked the user")
+			}
+			if len(out.TransactionIDs) != 2 || out.Message != "Imported 2 transaction(s): 2026-12-01 Coolblue 19.99; 2026-12-02 Albert Heijn 4.35." {
+				t.Fatalf("result = %+v", out)
+			}
+			op := e.onlyOperation()
+			if op.Status != journal.StatusApplied || op.ConfirmedVia != "none" || op.Summary != "Import transactions from linked accounts?" ||
+				len(op.Changes) != 2 || len(op.CreatedIDs) != 2 {
+				t.Fatalf("journal = %+v", op)
+			}
+			for i, ch := range op.Changes {
+				after := createsFields(t, ch.After)
+				if ch.Kind != kindNewTx || ch.ID != out.TransactionIDs[i] || ch.Before != nil || after["cleared"] != "cleared" || after["approved"] != false ||
+					!strings.HasPrefix(after["import_id"].(string), "YNAB:") || after["account_id"] != createsID(e, "Betaalrekening") {
+					t.Fatalf("journaled change %d = %+v", i, ch)
+				}
+			}
+
+			// Nothing new the second time: still applied and journaled, and it says so.
+			var again createdOut
+			e.ok("import_transactions", map[string]any{}, &again)
+			if again.Status != "applied" || len(again.TransactionIDs) != 0 || again.Message != "No new transactions: the linked accounts had nothing new to import." {
+				t.Fatalf("second import = %+v", again)
+			}
+			ops, _ := e.journal.List(journal.Filter{})
+			if len(ops) != 2 || ops[0].ID != again.OperationID || ops[0].Status != journal.StatusApplied || len(ops[0].Changes) != 0 {
+				t.Fatalf("journal after the second import = %+v", ops)
+			}
+		})
+	}
+}
+
+func TestImportTransactionsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	e.sb.InjectFault(sandbox.Fault{Method: "POST", Status: 503})
+	e.fails("import_transactions", map[string]any{}, "YNAB is failing right now")
+	if op := e.onlyOperation(); op.Status != journal.StatusFailed || op.ConfirmedVia != "none" {
+		t.Fatalf("journal = %+v", op)
+	}
+	if len(createsExport(e).Transactions) != 83 {
+		t.Fatal("a refused import brought transactions in")
+	}
+}
+
+func TestImportTransactionsWithoutLinkedAccounts(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	var out createdOut
+	e.ok("import_transactions", map[string]any{"plan_id": sandbox.SecondPlanID}, &out)
+	if out.Status != "applied" || out.PlanID != sandbox.SecondPlanID || len(out.TransactionIDs) != 0 ||
+		out.Message != "No new transactions: none of this plan's open accounts is linked to a bank (link one in YNAB to import)." {
+		t.Fatalf("result = %+v", out)
+	}
+}
+
+// The import went through but the plan cannot be read back: it is still applied, with the ids
+// YNAB gave and a note that the details are missing.
+func TestImportTransactionsReadBackFails(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit, maxAge: time.Hour})
+	e.ok("list_accounts", map[string]any{}, &struct{}{}) // warm: the import reads nothing before it
+	e.sb.InjectFault(sandbox.Fault{Method: "GET", Status: 503, Count: 4})
+	var out createdOut
+	e.ok("import_transactions", map[string]any{}, &out)
+	op := e.onlyOperation()
+	if out.Status != "applied" || len(out.TransactionIDs) != 2 || op.Status != journal.StatusApplied ||
+		!strings.Contains(op.Note, "could not be read back") || len(op.Changes) != 2 || op.Changes[0].ID != out.TransactionIDs[0] {
+		t.Fatalf("result %+v, journal %+v", out, op)
+	}
+}

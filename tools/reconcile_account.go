@@ -1,0 +1,164 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var reconcileAccountTool = mcp.Tool{
+	Name:  "reconcile_account",
+	Title: "Reconcile an account",
+	Description: "Reconcile an open account with the balance the bank shows, as YNAB's Reconcile button does: when the account's cleared " +
+		"balance differs from the bank's, a cleared 'Reconciliation Balance Adjustment' for the difference is entered first; then every " +
+		"cleared transaction on the account is marked reconciled, in one write. Clear the transactions the bank shows first." + confirmDescription,
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+}
+
+type reconcileAccountIn struct {
+	PlanID       string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	Account      string `json:"account" jsonschema:"the open account: name or id"`
+	BankBalance  Amount `json:"bank_balance" jsonschema:"the balance the bank shows for the account today, e.g. 1234.56 (negative for a debt)"`
+	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+}
+
+// reconcileSubject is what reconcile_account confirms.
+type reconcileSubject struct {
+	AccountID   string `json:"account_id"`
+	BankBalance int64  `json:"bank_balance"`
+	Difference  int64  `json:"difference"` // the adjustment's amount: bank balance − cleared balance
+}
+
+// adjustmentPayee is the payee YNAB gives the transaction that corrects a reconciled balance.
+const adjustmentPayee = "Reconciliation Balance Adjustment"
+
+func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolRequest, in reconcileAccountIn) (*mcp.CallToolResult, writeOut, error) {
+	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	acct, err := openAccount(p, "account", in.Account)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	digits := Digits(currency(p))
+	bank, err := in.BankBalance.Milliunits(digits)
+	if err != nil {
+		return nil, writeOut{}, fmt.Errorf("bank_balance: %w", err)
+	}
+	w, err := h.reconcileWrite(p, acct, bank, h.Now().UTC())
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	args := in
+	args.Confirmation = ""
+	res, out, err := h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	if out.Status == "applied" {
+		out.Message = fmt.Sprintf("%s is reconciled at %s.", acct.Name, FormatCurrency(bank, currency(p)))
+	}
+	return res, out, err
+}
+
+// reconcileWrite plans reconcile_account on p: the adjustment when the cleared balance differs
+// from the bank's, then every cleared transaction marked reconciled with one PATCH.
+func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, now time.Time) (*write, error) {
+	digits := Digits(currency(p))
+	diff := bank - acct.ClearedBalance
+	var cleared []*ynab.TransactionSummary
+	for i := range p.Transactions {
+		if t := &p.Transactions[i]; t.AccountID == acct.ID && !t.Deleted && t.Cleared == ynab.Cleared {
+			cleared = append(cleared, t)
+		}
+	}
+	if len(cleared) == 0 && diff == 0 {
+		return nil, fmt.Errorf("account: %s has no cleared transactions that are not reconciled yet, and its cleared balance already equals the bank balance (%s): nothing to reconcile",
+			acct.Name, FormatPlain(bank, digits))
+	}
+	subject := reconcileSubject{AccountID: acct.ID, BankBalance: bank, Difference: diff}
+	w := &write{plan: p, tool: reconcileAccountTool.Name, subject: subject,
+		first: fmt.Sprintf("Reconcile %s: mark %d cleared transaction(s) reconciled?", acct.Name, len(cleared))}
+	marks := make([]ynab.SaveTransaction, 0, len(cleared)+1)
+	for _, t := range cleared {
+		marks = append(marks, ynab.SaveTransaction{ID: t.ID, Cleared: ynab.Reconciled})
+		w.changes = append(w.changes, editChange(t.ID, txLabel(p, t), "cleared", ynab.Cleared, ynab.Reconciled))
+	}
+	if diff == 0 {
+		w.apply = h.patchEdits(p.ID, marks)
+		return w, nil
+	}
+	adj, err := adjustment(p, acct, subject, now.Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf("%s %s %s", adj.Date, adjustmentPayee, FormatFlow(diff, digits))
+	w.lines = append(w.lines, fmt.Sprintf("Adjustment: %s, %s, cleared (cleared balance %s, bank balance %s)",
+		label, categoryShort(p, adj.CategoryID.Value), FormatPlain(acct.ClearedBalance, digits), FormatPlain(bank, digits)))
+	w.changes = append([]journal.Change{newTxChange(adj, label)}, w.changes...)
+	w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		return h.adjustAndReconcile(ctx, p, w.changes, adj, marks)
+	}
+	return w, nil
+}
+
+// adjustment is the transaction that brings the cleared balance to the bank's, as YNAB enters
+// it: cleared, approved, to "Reconciliation Balance Adjustment", and on a budget account in
+// Ready to Assign. Its import id comes from the subject and the day, so a repeat cannot enter it
+// twice.
+func adjustment(p *ynab.Plan, acct *ynab.Account, s reconcileSubject, today string) (ynab.SaveTransaction, error) {
+	fp, err := confirm.Fingerprint(p.ID, struct {
+		Subject reconcileSubject `json:"subject"`
+		Date    string           `json:"date"`
+	}{s, today})
+	if err != nil {
+		return ynab.SaveTransaction{}, fmt.Errorf("reconcile_account: import id: %w", err)
+	}
+	adj := ynab.SaveTransaction{ImportID: ynab.Some(importPrefix + fp[:16] + ":0"), AccountID: acct.ID, Date: today,
+		Amount: ynab.Some(s.Difference), Cleared: ynab.Cleared, Approved: ynab.Some(true)}
+	if y, err := existingPayee(p, "payee", adjustmentPayee); err == nil && y != nil {
+		adj.PayeeID = ynab.Some(y.ID)
+	} else {
+		adj.PayeeName = ynab.Some(adjustmentPayee)
+	}
+	if acct.OnBudget {
+		for _, c := range p.Categories {
+			if c.Internal && c.Name == readyToAssign && !c.Deleted {
+				adj.CategoryID = ynab.Some(c.ID)
+				break
+			}
+		}
+	}
+	return adj, nil
+}
+
+// adjustAndReconcile enters the adjustment, then marks it and the cleared transactions
+// reconciled. When the marking fails after the adjustment was entered, the outcome is partial:
+// the adjustment stays (the cleared balance now matches the bank's), and calling again finishes.
+func (h *handlers) adjustAndReconcile(ctx context.Context, p *ynab.Plan, drafts []journal.Change, adj ynab.SaveTransaction, marks []ynab.SaveTransaction) (journal.Outcome, error) {
+	c, err := h.createByImportID(ctx, p, []ynab.SaveTransaction{adj})
+	entered, err := c.outcome(drafts[:1], err)
+	if err != nil {
+		return entered, err
+	}
+	res, err := h.YNAB.UpdateTransactions(ctx, p.ID, append(marks, ynab.SaveTransaction{ID: c.held[0].ID, Cleared: ynab.Reconciled}))
+	if err != nil {
+		entered.Partial = true
+		entered.Note = fmt.Sprintf("The adjustment %s was entered, but YNAB did not confirm marking the %d cleared transaction(s) reconciled (%v). "+
+			"Call reconcile_account again with the same bank balance to finish: the difference is now 0.", drafts[0].Label, len(marks), err)
+		return entered, err
+	}
+	// The adjustment ends reconciled too: record it as YNAB holds it now.
+	for _, t := range res.Transactions {
+		if t.ID == c.held[0].ID {
+			entered.Changes[0] = createdChange(drafts[0], &t.TransactionSummary)
+		}
+	}
+	entered.Changes = append(entered.Changes, drafts[1:]...)
+	entered.ServerKnowledge = res.ServerKnowledge
+	return entered, nil
+}
