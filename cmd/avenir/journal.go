@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/undo"
 )
 
 const journalUsage = `Usage:
@@ -171,17 +172,20 @@ func cut(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-// undoState shows an operation's undo links: "undo of X", "undone by Y", both, or "-".
+// undoState shows an operation's undo links ("undo of X", "undone by Y") and, when it has
+// not been undone, whether it can be: "can undo", or "cannot undo".
 func undoState(op journal.Operation) string {
 	var links []string
 	if op.UndoOf != "" {
 		links = append(links, "undo of "+op.UndoOf)
 	}
-	if op.UndoneBy != "" {
+	switch {
+	case op.UndoneBy != "":
 		links = append(links, "undone by "+op.UndoneBy)
-	}
-	if len(links) == 0 {
-		return "-"
+	case undo.Refusal(op) == nil:
+		links = append(links, "can undo")
+	default:
+		links = append(links, "cannot undo")
 	}
 	return strings.Join(links, ", ")
 }
@@ -241,6 +245,11 @@ func (c journalCmd) writeOperation(w io.Writer, op journal.Operation) error {
 	}
 	field("Undo of", op.UndoOf)
 	field("Undone by", op.UndoneBy)
+	if err := undo.Refusal(op); err != nil && op.UndoneBy == "" {
+		field("Undo", "not possible: "+err.Error())
+	} else if err == nil {
+		field("Undo", "possible: avenir's undo_operation tool takes it back")
+	}
 	field("Fingerprint", op.Fingerprint)
 	field("Subject", string(op.Subject))
 	tw.Flush()
