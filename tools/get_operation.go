@@ -87,3 +87,9 @@ func asObject(r json.RawMessage) *object {
 	o := object(r)
 	return &o
 }
+
+// UnmarshalJSON keeps the object as it is.
+func (o *object) UnmarshalJSON(b []byte) error {
+	*o = append((*o)[:0], b...)
+	return nil
+}

@@ -99,7 +99,7 @@ func undoableWrites(e *testEnv) map[string]map[string]any {
 // write makes one write, confirmed by code where it needs confirmation.
 func (e *testEnv) write(tool string, args map[string]any) writeOut {
 	e.t.Helper()
-	if tool == "approve_transactions" {
+	if tool == "approve_transactions" || tool == "import_transactions" {
 		var out writeOut
 		e.ok(tool, args, &out)
 		return out

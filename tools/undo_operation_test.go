@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
-	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
@@ -107,4 +107,56 @@ func TestUndoAfterARestart(t *testing.T) {
 	}
 }
 
-var _ = ynab.Fresh
+// What YNAB's API cannot take back is refused with the reason, through the MCP surface.
+func TestUndoRefusesWhatYNABCannotTakeBack(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	market := e.txIDs(map[string]any{"payee": "Market"}, 1)[0]
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"create_category", map[string]any{"group": "Dagelijks", "name": "Huisdieren"}, "YNAB's API has no way to delete or hide a category"},
+		{"split_transaction", map[string]any{"transaction_id": market, "lines": []map[string]any{
+			{"amount": "-50.00", "category": "Boodschappen"}, {"amount": "-36.40", "category": "Restaurants"}}}, "YNAB's API cannot un-split one: only YNAB can"},
+		{"import_transactions", nil, "an import cannot be undone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			out := e.write(tt.tool, tt.args)
+			e.sb.ResetCounts()
+			e.fails("undo_operation", map[string]any{"operation_id": out.OperationID}, tt.want)
+			if e.writes() != 0 {
+				t.Fatal("a refused undo wrote")
+			}
+			var op getOperationOut
+			e.ok("get_operation", map[string]any{"operation_id": out.OperationID}, &op)
+			if op.Undo.CanUndo || !strings.Contains(op.Undo.Why, tt.want) {
+				t.Fatalf("get_operation says can_undo=%v (%q), want the refusal", op.Undo.CanUndo, op.Undo.Why)
+			}
+		})
+	}
+}
+
+// A move whose second half failed and could not be put back is partial; its undo puts back the
+// half that was written.
+func TestUndoOfAPartlyAppliedMove(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	moveArgs := map[string]any{"from_category": "Tennis", "to_category": "Restaurants", "month": "current", "amount": "30"}
+	var first writeOut
+	e.ok("move_money", moveArgs, &first)
+	tennis, _ := moneyCategory(e, "Tennis")
+	restaurants, _ := moneyCategory(e, "Restaurants")
+	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: tennis.ID, Delay: time.Nanosecond}) // the first PATCH passes
+	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: restaurants.ID, Status: 503})
+	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: tennis.ID, Status: 500}) // so does putting it back
+	e.fails("move_money", withArg(moveArgs, "confirmation", first.Confirmation), "only part of the change was written")
+	op := e.onlyOperation()
+	if op.Status != journal.StatusPartial || moneyAssigned(e, "Tennis") != 15000 {
+		t.Fatalf("journal %s, Tennis %d; want partial with Tennis at 15.00", op.Status, moneyAssigned(e, "Tennis"))
+	}
+	e.confirmedByCode("undo_operation", map[string]any{"operation_id": op.ID})
+	if moneyAssigned(e, "Tennis") != 45000 || moneyAssigned(e, "Restaurants") != 120000 {
+		t.Fatalf("after the undo Tennis %d, Restaurants %d; want 45.00 and 120.00", moneyAssigned(e, "Tennis"), moneyAssigned(e, "Restaurants"))
+	}
+}

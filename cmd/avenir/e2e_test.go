@@ -290,3 +290,34 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestPilotOverStdio: the pilot write through the real binary, asked through the client, on
+// both sides of the 2026-07-28 divide; the journal CLI then shows how it was confirmed.
+func TestPilotOverStdio(t *testing.T) {
+	for _, tt := range []struct{ protocol, via string }{{"2026-07-28", "mrtr"}, {"2025-11-25", "elicit"}} {
+		t.Run(tt.protocol, func(t *testing.T) {
+			env, _ := isolatedEnv(t)
+			var asked []string
+			opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = append(asked, r.Params.Message)
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"value": true}}, nil
+			}}
+			cs := connectBinary(t, env, tt.protocol, opts)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "set_category_budget",
+				Arguments: map[string]any{"category": "Restaurants", "month": "current", "amount": "150.00"}})
+			if err != nil || res.IsError {
+				t.Fatalf("set_category_budget: %v %v", err, res)
+			}
+			var out struct{ Status, OperationID string }
+			b, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(b, &out)
+			if out.Status != "applied" || len(asked) != 1 || !strings.HasSuffix(asked[0], ": 120.00 → 150.00?") {
+				t.Fatalf("result %s, asked %q; want applied after one question", b, asked)
+			}
+			stdout, stderr, code := runBinary(t, env, "journal", "list", "--json")
+			if code != 0 || !strings.Contains(stdout, `"confirmed_via":"`+tt.via+`"`) || !strings.Contains(stdout, out.OperationID) {
+				t.Fatalf("journal list --json: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+		})
+	}
+}
