@@ -22,9 +22,9 @@ var applyCategoriesTool = mcp.Tool{
 }
 
 type applyCategoriesIn struct {
-	PlanID       string           `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Changes      []categoryChange `json:"changes" jsonschema:"1 to 1000 changes, each transaction at most once"`
-	Confirmation string           `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	planArg
+	Changes []categoryChange `json:"changes" jsonschema:"1 to 1000 changes, each transaction at most once"`
+	confirmArg
 }
 
 type categoryChange struct {

@@ -19,7 +19,7 @@ var approveTransactionsTool = mcp.Tool{
 }
 
 type approveTransactionsIn struct {
-	PlanID         string   `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	TransactionIDs []string `json:"transaction_ids" jsonschema:"1 to 1000 transaction ids, each at most once"`
 }
 

@@ -23,10 +23,10 @@ var createCategoryTool = mcp.Tool{
 }
 
 type createCategoryIn struct {
-	PlanID       string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Group        string `json:"group" jsonschema:"the category group to create it in: name or id"`
-	Name         string `json:"name" jsonschema:"the new category's name (at most 50 characters)"`
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	planArg
+	Group string `json:"group" jsonschema:"the category group to create it in: name or id"`
+	Name  string `json:"name" jsonschema:"the new category's name (at most 50 characters)"`
+	confirmArg
 }
 
 type createCategorySubject struct {

@@ -28,11 +28,11 @@ var createTransactionsTool = mcp.Tool{
 }
 
 type createTransactionsIn struct {
-	PlanID       string          `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	Account      string          `json:"account" jsonschema:"the open account they go on: name or id"`
 	Transactions []newTxArgument `json:"transactions" jsonschema:"1 to 100 transactions"`
 	Approved     *bool           `json:"approved,omitempty" jsonschema:"whether they are approved; default true"`
-	Confirmation string          `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	confirmArg
 }
 
 type newTxArgument struct {

@@ -21,9 +21,9 @@ var flagTransactionsTool = mcp.Tool{
 }
 
 type flagTransactionsIn struct {
-	PlanID       string       `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Flags        []flagChange `json:"flags" jsonschema:"1 to 1000 flags, each transaction at most once"`
-	Confirmation string       `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	planArg
+	Flags []flagChange `json:"flags" jsonschema:"1 to 1000 flags, each transaction at most once"`
+	confirmArg
 }
 
 type flagChange struct {

@@ -21,7 +21,7 @@ var importTransactionsTool = mcp.Tool{
 }
 
 type importTransactionsIn struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 }
 
 // importSubject is what the journal records as import_transactions' subject: nothing is chosen,

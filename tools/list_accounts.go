@@ -16,8 +16,8 @@ var listAccountsTool = mcp.Tool{
 }
 
 type listAccountsIn struct {
-	PlanID        string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	IncludeClosed bool   `json:"include_closed,omitempty" jsonschema:"also list closed accounts"`
+	planArg
+	IncludeClosed bool `json:"include_closed,omitempty" jsonschema:"also list closed accounts"`
 }
 
 type accountView struct {

@@ -17,7 +17,7 @@ var listCategoriesTool = mcp.Tool{
 }
 
 type listCategoriesIn struct {
-	PlanID        string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	Month         string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"also list hidden categories and groups"`
 }

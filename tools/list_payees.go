@@ -17,8 +17,8 @@ var listPayeesTool = mcp.Tool{
 }
 
 type listPayeesIn struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Query  string `json:"query,omitempty" jsonschema:"only payees whose name contains this text"`
+	planArg
+	Query string `json:"query,omitempty" jsonschema:"only payees whose name contains this text"`
 }
 
 type payeeView struct {

@@ -18,7 +18,7 @@ var listScheduledTool = mcp.Tool{
 }
 
 type listScheduledIn struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 }
 
 type scheduledView struct {

@@ -30,7 +30,7 @@ const (
 )
 
 type listTransactionsIn struct {
-	PlanID    string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	Account   string `json:"account,omitempty" jsonschema:"an account name or id"`
 	Category  string `json:"category,omitempty" jsonschema:"a category name, 'Group: Name', or id; matches split lines too"`
 	Payee     string `json:"payee,omitempty" jsonschema:"a payee name or id"`

@@ -21,12 +21,12 @@ var moveMoneyTool = mcp.Tool{
 }
 
 type moveMoneyIn struct {
-	PlanID       string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	FromCategory string `json:"from_category" jsonschema:"the category the money comes from: name, 'Group: Name', or id"`
 	ToCategory   string `json:"to_category" jsonschema:"the category the money goes to: name, 'Group: Name', or id"`
 	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
 	Amount       Amount `json:"amount" jsonschema:"how much to move, more than zero, e.g. 30 or \"30.00\""`
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	confirmArg
 }
 
 // moveSubject is what the person confirms. The two categories have keys of their own: a

@@ -17,8 +17,8 @@ var planOverviewTool = mcp.Tool{
 }
 
 type planOverviewIn struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Month  string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
+	planArg
+	Month string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
 }
 
 type money struct {

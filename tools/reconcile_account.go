@@ -22,10 +22,10 @@ var reconcileAccountTool = mcp.Tool{
 }
 
 type reconcileAccountIn struct {
-	PlanID       string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Account      string `json:"account" jsonschema:"the open account: name or id"`
-	BankBalance  Amount `json:"bank_balance" jsonschema:"the balance the bank shows for the account today, e.g. 1234.56 (negative for a debt)"`
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	planArg
+	Account     string `json:"account" jsonschema:"the open account: name or id"`
+	BankBalance Amount `json:"bank_balance" jsonschema:"the balance the bank shows for the account today, e.g. 1234.56 (negative for a debt)"`
+	confirmArg
 }
 
 // reconcileSubject is what reconcile_account confirms.

@@ -84,6 +84,18 @@ var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false
 
 func ptr[T any](v T) *T { return &v }
 
+// planArg is the plan_id argument every tool takes.
+type planArg struct {
+	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+}
+
+// confirmArg is the confirmation argument every confirmed tool takes (§2.3 of the confirmation
+// spec): a plain string, so that any value that is not a live code gets the spec's sentence,
+// never a schema error.
+type confirmArg struct {
+	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+}
+
 // result is embedded in every tool's output: the plan it concerns and what the call cost.
 type result struct {
 	PlanID       string `json:"plan_id,omitempty" jsonschema:"the YNAB plan id the result is about"`

@@ -19,11 +19,11 @@ var setCategoryBudgetTool = mcp.Tool{
 }
 
 type setCategoryBudgetIn struct {
-	PlanID       string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Category     string `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
-	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
-	Amount       Amount `json:"amount" jsonschema:"the new assigned amount for the month, e.g. 150 or \"150.00\""`
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	planArg
+	Category string `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
+	Month    string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
+	Amount   Amount `json:"amount" jsonschema:"the new assigned amount for the month, e.g. 150 or \"150.00\""`
+	confirmArg
 }
 
 type budgetSubject struct {

@@ -27,14 +27,14 @@ var setCategoryTargetTool = mcp.Tool{
 }
 
 type setCategoryTargetIn struct {
-	PlanID           string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	Category         string `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
 	Amount           Amount `json:"amount,omitzero" jsonschema:"the target amount, more than zero, e.g. 1200 or \"1200.00\" (not with remove)"`
 	Date             string `json:"date,omitempty" jsonschema:"YYYY-MM-DD: the amount is needed by this date (not with frequency)"`
 	Frequency        string `json:"frequency,omitempty" jsonschema:"monthly, weekly or yearly: the amount is needed every period (not with date)"`
 	NeedsWholeAmount *bool  `json:"needs_whole_amount,omitempty" jsonschema:"with frequency: true sets aside the whole amount every period, false refills up to it"`
 	Remove           bool   `json:"remove,omitempty" jsonschema:"true removes the category's target; give no amount, date or frequency with it"`
-	Confirmation     string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	confirmArg
 }
 
 // targetSubject is what the person confirms: the category and exactly the fields sent to YNAB.

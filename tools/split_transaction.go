@@ -24,10 +24,10 @@ var splitTransactionTool = mcp.Tool{
 }
 
 type splitTransactionIn struct {
-	PlanID        string          `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	planArg
 	TransactionID string          `json:"transaction_id" jsonschema:"the id of the transaction to split"`
 	Lines         []splitLineArgs `json:"lines" jsonschema:"2 or more lines that add up to the transaction's amount"`
-	Confirmation  string          `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	confirmArg
 }
 
 type splitLineArgs struct {

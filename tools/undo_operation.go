@@ -26,8 +26,8 @@ var undoOperationTool = mcp.Tool{
 }
 
 type undoOperationIn struct {
-	OperationID  string `json:"operation_id" jsonschema:"the journal id of the operation to take back (list_operations shows them)"`
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	OperationID string `json:"operation_id" jsonschema:"the journal id of the operation to take back (list_operations shows them)"`
+	confirmArg
 }
 
 type undoSubject struct {

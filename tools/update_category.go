@@ -20,11 +20,11 @@ var updateCategoryTool = mcp.Tool{
 }
 
 type updateCategoryIn struct {
-	PlanID       string  `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
-	Category     string  `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
-	Name         *string `json:"name,omitempty" jsonschema:"the new name (at most 50 characters); leave out to keep the name"`
-	Group        string  `json:"group,omitempty" jsonschema:"the category group to move it to: name or id; leave out to keep the group"`
-	Confirmation string  `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	planArg
+	Category string  `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
+	Name     *string `json:"name,omitempty" jsonschema:"the new name (at most 50 characters); leave out to keep the name"`
+	Group    string  `json:"group,omitempty" jsonschema:"the category group to move it to: name or id; leave out to keep the group"`
+	confirmArg
 }
 
 type updateCategorySubject struct {

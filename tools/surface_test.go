@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/avenir-mcp/avenir/confirm"
+)
+
+// The MCP surface as clients parse it: the names of spec/tools.md, annotations, output schemas,
+// and schemas that strict clients accept.
+func TestToolSurface(t *testing.T) {
+	e := newEnv(t, envOptions{kind: modernNone})
+	res, err := e.session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := []string{"list_plans", "get_plan_overview", "list_accounts", "list_categories", "list_transactions",
+		"list_payees", "list_scheduled_transactions", "list_operations", "get_operation"}
+	confirmed := []string{"apply_categories", "set_category_budget", "move_money", "flag_transactions", "set_category_target",
+		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation"}
+	unconfirmed := []string{"approve_transactions", "import_transactions"}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Annotations == nil || tool.OutputSchema == nil || tool.Description == "" {
+			t.Errorf("%s: annotations, output schema and description are required", tool.Name)
+			continue
+		}
+		if got := tool.Annotations.ReadOnlyHint; got != slices.Contains(reads, tool.Name) {
+			t.Errorf("%s: readOnlyHint = %v", tool.Name, got)
+		}
+		if !tool.Annotations.ReadOnlyHint && tool.Annotations.DestructiveHint == nil {
+			t.Errorf("%s: a write tool must say whether it is destructive", tool.Name)
+		}
+		in, _ := json.Marshal(tool.InputSchema)
+		out, _ := json.Marshal(tool.OutputSchema)
+		for _, s := range []string{string(in), string(out)} {
+			if strings.Contains(s, ":true") && !strings.Contains(s, `"additionalProperties":true`) || strings.Contains(s, ":{}") {
+				t.Errorf("%s: a schema holds an any-value property, which the TypeScript SDK 1.x rejects: %s", tool.Name, s)
+			}
+		}
+		if slices.Contains(confirmed, tool.Name) {
+			var schema struct {
+				Properties map[string]struct {
+					Type    any `json:"type"`
+					Pattern string
+				} `json:"properties"`
+			}
+			json.Unmarshal(in, &schema)
+			c, ok := schema.Properties["confirmation"]
+			if !ok || c.Type != "string" || c.Pattern != "" {
+				t.Errorf("%s: confirmation must be a plain optional string, got %+v", tool.Name, c)
+			}
+			if !strings.Contains(tool.Description, confirm.AgentRule) {
+				t.Errorf("%s: the description must tell the agent when a code may be passed back", tool.Name)
+			}
+		}
+	}
+	want := slices.Concat(reads, confirmed, unconfirmed)
+	slices.Sort(want)
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want the spec's %v", names, want)
+	}
+}
+
+func TestGuideCarriesTheAgentRule(t *testing.T) {
+	if !strings.Contains(guide, "Only if the user agrees") || !strings.Contains(guide, "Never pass a code back without the user's agreement") {
+		t.Fatal("the guide must say a code may be passed back only after the user agreed")
+	}
+}
