@@ -108,7 +108,13 @@ func TestCommandLine(t *testing.T) {
 // (""= 2026-07-28) with opts.
 func connectBinary(t *testing.T, env []string, protocol string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(avenirBinary(t), "serve", "--sandbox")
+	return connectServe(t, env, protocol, opts, "--sandbox")
+}
+
+// connectServe starts `avenir serve ARGS…` and connects the go-sdk client to it.
+func connectServe(t *testing.T, env []string, protocol string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(avenirBinary(t), append([]string{"serve"}, args...)...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -319,5 +325,64 @@ func TestPilotOverStdio(t *testing.T) {
 				t.Fatalf("journal list --json: exit %d\n%s\n%s", code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestTwoServersShareASandbox: `avenir serve` pointed at a running `avenir sandbox serve` works
+// like `serve --sandbox`, and two servers on it share one plan: what one writes, the other reads.
+func TestTwoServersShareASandbox(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	sb := startSandbox(t, env, "--token", "shared-sandbox-token")
+	env = append(env, "AVENIR_MCP_YNAB_URL="+sb.url, "YNAB_ACCESS_TOKEN=shared-sandbox-token")
+	writer := connectServe(t, env, "2025-06-18", nil)
+	reader := connectServe(t, env, "2026-07-28", nil)
+	ctx := context.Background()
+	assigned := func() string {
+		res, err := reader.CallTool(ctx, &mcp.CallToolParams{Name: "list_categories", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("list_categories: %v %v", err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var out struct {
+			Groups []struct {
+				Categories []struct {
+					Name     string
+					Assigned struct{ Formatted string } `json:"assigned"`
+				} `json:"categories"`
+			} `json:"groups"`
+		}
+		json.Unmarshal(b, &out)
+		for _, g := range out.Groups {
+			for _, c := range g.Categories {
+				if c.Name == "Restaurants" {
+					return c.Assigned.Formatted
+				}
+			}
+		}
+		t.Fatal("no Restaurants")
+		return ""
+	}
+	if got := assigned(); got != "€120,00" {
+		t.Fatalf("Restaurants before = %s", got)
+	}
+	args := map[string]any{"category": "Restaurants", "month": "current", "amount": "150.00"}
+	res, err := writer.CallTool(ctx, &mcp.CallToolParams{Name: "set_category_budget", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("preview: %v %v", err, res)
+	}
+	var first struct{ Confirmation string }
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &first)
+	args["confirmation"] = first.Confirmation
+	if res, err = writer.CallTool(ctx, &mcp.CallToolParams{Name: "set_category_budget", Arguments: args}); err != nil || res.IsError {
+		t.Fatalf("write: %v %v", err, res)
+	}
+	// The reader's cache is at most 5 seconds old: it sees the write once that has passed.
+	deadline := time.Now().Add(20 * time.Second)
+	for assigned() != "€150,00" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second server still reads %s for Restaurants", assigned())
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
