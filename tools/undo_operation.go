@@ -67,8 +67,8 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		changes: up.Changes,
 		undoOf:  op.ID,
 	}
+	w.lines = undoLines(p, op, up.Changes)
 	for _, ch := range up.Changes {
-		w.lines = append(w.lines, describeChange(p, ch))
 		if note := targetLoss(p, ch); note != "" {
 			w.notes = append(w.notes, note)
 		}
@@ -88,6 +88,39 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	return res, undoOut{writeOut: out}, err
 }
 
+// undoLines are the preview's lines: the inverse change by change, except where the kind of undo
+// differs from the original: then the kind is said first (created transactions are deleted; a
+// reconcile's transactions are marked cleared again and its adjustment deleted).
+func undoLines(p *ynab.Plan, op journal.Operation, changes []journal.Change) []string {
+	var deletes, reconciled []journal.Change
+	var lines []string
+	for _, ch := range changes {
+		switch {
+		case ch.Kind == kindDeletedTx:
+			deletes = append(deletes, ch)
+		case op.Tool == "reconcile_account" && ch.Kind == kindTransaction:
+			reconciled = append(reconciled, ch)
+		default:
+			lines = append(lines, describeChange(p, ch))
+		}
+	}
+	var head []string
+	if len(reconciled) > 0 {
+		head = append(head, fmt.Sprintf("The %d reconciled transaction(s) are marked cleared again.", len(reconciled)))
+	}
+	if len(deletes) > 0 {
+		what := "The transaction(s) it created are deleted:"
+		if op.Tool == "reconcile_account" {
+			what = "The adjustment is deleted:"
+		}
+		head = append(head, what)
+		for _, ch := range deletes {
+			head = append(head, ch.Label)
+		}
+	}
+	return append(head, lines...)
+}
+
 // describeChange is one line of a preview: what happens to one thing.
 func describeChange(p *ynab.Plan, ch journal.Change) string {
 	switch ch.Kind {
@@ -105,7 +138,7 @@ func describeChange(p *ynab.Plan, ch journal.Change) string {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		if strings.HasPrefix(k, "goal_") {
+		if strings.HasPrefix(k, "goal_") || undo.Holds(map[string]json.RawMessage{k: before[k]}, fieldsJSON(map[string]any{k: after[k]})) {
 			continue
 		}
 		parts = append(parts, fieldWords(p, k, before[k])+" → "+fieldWords(p, k, after[k]))
@@ -132,7 +165,7 @@ func fieldWords(p *ynab.Plan, field string, raw json.RawMessage) string {
 	case "flag_color":
 		_ = json.Unmarshal(raw, &s)
 		if s == nil || *s == "" {
-			return "no flag"
+			return "none"
 		}
 		return *s
 	case "approved":
