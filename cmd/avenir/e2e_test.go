@@ -386,3 +386,21 @@ func TestTwoServersShareASandbox(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// TestServeRefusesAForeignJournal: a journal path that holds something else stops serve at
+// start, with the file named, and the file is left as it was.
+func TestServeRefusesAForeignJournal(t *testing.T) {
+	env, dir := isolatedEnv(t)
+	path := filepath.Join(dir, "journal.db")
+	content := []byte("my tax notes, not a journal\n")
+	if err := os.WriteFile(path, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runBinary(t, env, "serve", "--sandbox")
+	if code != 1 || !strings.Contains(stderr, path) {
+		t.Fatalf("serve with a foreign journal: exit %d, stderr %q; want exit 1 naming %s", code, stderr, path)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, content) {
+		t.Fatal("serve changed a file that is not its journal")
+	}
+}
