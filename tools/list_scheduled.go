@@ -54,12 +54,7 @@ func (h *handlers) listScheduled(ctx context.Context, _ *mcp.CallToolRequest, in
 		if s.Deleted {
 			continue
 		}
-		l := lineView{ID: s.ID, AmountMilliunits: s.Amount, Amount: FormatCurrency(s.Amount, cf),
-			CategoryID: str(s.CategoryID), Payee: payeeName(p, s.PayeeID), Memo: str(s.Memo)}
-		if s.CategoryID != nil {
-			l.Category = categoryLabel(p, *s.CategoryID)
-		}
-		lines[s.ScheduledTransactionID] = append(lines[s.ScheduledTransactionID], l)
+		lines[s.ScheduledTransactionID] = append(lines[s.ScheduledTransactionID], viewLine(p, s.ID, s.Amount, s.CategoryID, s.PayeeID, s.Memo))
 	}
 	out := listScheduledOut{result: result{PlanID: p.ID}, Scheduled: []scheduledView{}}
 	for _, s := range p.ScheduledTransactions {

@@ -94,17 +94,22 @@ func viewTransaction(p *ynab.Plan, t *ynab.TransactionSummary) transactionView {
 		if s.Deleted {
 			continue
 		}
-		l := lineView{ID: s.ID, AmountMilliunits: s.Amount, Amount: FormatCurrency(s.Amount, cf),
-			CategoryID: str(s.CategoryID), Payee: payeeName(p, s.PayeeID), Memo: str(s.Memo)}
-		if s.CategoryID != nil {
-			l.Category = categoryLabel(p, *s.CategoryID)
-		}
-		v.SplitLines = append(v.SplitLines, l)
+		v.SplitLines = append(v.SplitLines, viewLine(p, s.ID, s.Amount, s.CategoryID, s.PayeeID, s.Memo))
 	}
 	if len(v.SplitLines) > 0 && v.Category == "" {
 		v.Category = "Split"
 	}
 	return v
+}
+
+// viewLine shows one line of a split, of a transaction or of a scheduled transaction.
+func viewLine(p *ynab.Plan, id string, amount int64, categoryID, payeeID, memo *string) lineView {
+	l := lineView{ID: id, AmountMilliunits: amount, Amount: FormatCurrency(amount, currency(p)),
+		CategoryID: str(categoryID), Payee: payeeName(p, payeeID), Memo: str(memo)}
+	if categoryID != nil {
+		l.Category = categoryLabel(p, *categoryID)
+	}
+	return l
 }
 
 // isSplit reports whether a transaction has split lines.
