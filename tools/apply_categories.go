@@ -18,7 +18,7 @@ var applyCategoriesTool = mcp.Tool{
 	Description: "Set the category of 1 to 1000 transactions in one write: each change names a transaction id (list_transactions shows them) " +
 		"and a category. A transaction that already has that category is left out. A split keeps its categories on its lines " +
 		"(change those in YNAB), and a transfer between two budget accounts takes no category." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type applyCategoriesIn struct {

@@ -15,7 +15,7 @@ var approveTransactionsTool = mcp.Tool{
 	Title: "Approve transactions",
 	Description: "Approve 1 to 1000 transactions, as approving them in YNAB does; those already approved are left out. " +
 		"Not confirmed first, since it changes no money: it is journaled, and undo_operation takes it back.",
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type approveTransactionsIn struct {

@@ -19,7 +19,7 @@ var createCategoryTool = mcp.Tool{
 	Description: "Create a category in a category group. YNAB's API cannot delete or hide a category, so this cannot be undone " +
 		"through avenir: only in YNAB itself." + confirmDescription,
 	// Idempotent: a category with that name in that group is refused, so a repeated call adds nothing.
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createCategoryIn struct {

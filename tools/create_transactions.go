@@ -24,7 +24,7 @@ var createTransactionsTool = mcp.Tool{
 		"which YNAB creates), and optionally a category ('Inflow: Ready to Assign' for income), a memo, cleared (cleared or " +
 		"uncleared, default uncleared) and a flag. Each gets an import id, so calling again with the same arguments after a lost " +
 		"answer cannot enter anything twice." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createTransactionsIn struct {

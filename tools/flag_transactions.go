@@ -17,7 +17,7 @@ var flagTransactionsTool = mcp.Tool{
 	Title: "Flag transactions",
 	Description: "Set or clear the flag of 1 to 1000 transactions in one write: red, orange, yellow, green, blue or purple, or none to " +
 		"clear it. A transaction that already has that flag is left out." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type flagTransactionsIn struct {

@@ -17,7 +17,7 @@ var importTransactionsTool = mcp.Tool{
 	Description: "Ask YNAB to import new transactions from the plan's bank-linked accounts now, as YNAB's Import button does. " +
 		"It asks no confirmation: it only brings in what the bank holds, and YNAB never imports a transaction twice. " +
 		"The import is journaled with the transactions it brought in; it cannot be undone.",
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type importTransactionsIn struct {

@@ -17,7 +17,7 @@ var moveMoneyTool = mcp.Tool{
 	Description: "Move an amount assigned in a month from one category to another: the first category's assigned amount goes down by it " +
 		"and the second's goes up by it, so Ready to assign does not change." + confirmDescription,
 	// Not idempotent: each call moves the amount again.
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
 type moveMoneyIn struct {

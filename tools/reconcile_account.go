@@ -18,7 +18,7 @@ var reconcileAccountTool = mcp.Tool{
 	Description: "Reconcile an open account with the balance the bank shows, as YNAB's Reconcile button does: when the account's cleared " +
 		"balance differs from the bank's, a cleared 'Reconciliation Balance Adjustment' for the difference is entered first; then every " +
 		"cleared transaction on the account is marked reconciled, in one write. Clear the transactions the bank shows first." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type reconcileAccountIn struct {

@@ -80,6 +80,8 @@ func NewServer(d Deps) *mcp.Server {
 const instructions = "avenir reads and changes a YNAB plan. Read the resource avenir-mcp://guide " +
 	"before the first write: every write is previewed and confirmed by the user, journaled, and can be undone."
 
+// readOnly annotates the read tools. No tool is "open world": each works on the person's own
+// plan (or journal), a closed set of things.
 var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 
 func ptr[T any](v T) *T { return &v }

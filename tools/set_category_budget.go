@@ -15,7 +15,7 @@ var setCategoryBudgetTool = mcp.Tool{
 	Title: "Assign money to a category",
 	Description: "Set how much is assigned (budgeted) to a category for a month: the new total, not an increase. " +
 		"Ready to assign changes by the difference." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type setCategoryBudgetIn struct {

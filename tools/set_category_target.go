@@ -23,7 +23,7 @@ var setCategoryTargetTool = mcp.Tool{
 		"or a new amount for the target it has (amount alone; a category without a target gets one for every month). " +
 		"remove: true removes the target. YNAB's API cannot create every kind of target (a balance to reach, monthly funding, debt): " +
 		"the preview warns when undo could not restore the current one." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type setCategoryTargetIn struct {

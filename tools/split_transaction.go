@@ -20,7 +20,7 @@ var splitTransactionTool = mcp.Tool{
 	Description: "Split one transaction into 2 or more lines, each with its own amount, category and memo. The lines must add up to " +
 		"the transaction's amount, with the same signs (an outflow's lines are negative). Only YNAB can undo a split: its API " +
 		"cannot change or remove a split's lines, so undo_operation cannot either." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type splitTransactionIn struct {

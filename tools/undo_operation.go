@@ -22,7 +22,7 @@ var undoOperationTool = mcp.Tool{
 		"names and targets back; created transactions deleted; a reconcile unmarked and its adjustment deleted. Anything someone changed " +
 		"since is left alone and named. Undoing an undo redoes. Creating a category, splitting and importing cannot be undone through YNAB's API." +
 		confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
 type undoOperationIn struct {

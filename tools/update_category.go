@@ -16,7 +16,7 @@ var updateCategoryTool = mcp.Tool{
 	Title: "Rename a category or move it to another group",
 	Description: "Rename a category, move it to another category group, or both. Its assigned amounts, activity and target stay with it." +
 		confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type updateCategoryIn struct {
