@@ -19,27 +19,26 @@ import (
 // JSON null and an absent field give no value, so optional amounts are told apart with
 // [Amount.IsZero].
 type Amount struct {
-	text string // trimmed and syntactically a decimal; "" when no value was given
+	text  string // as sent, trimmed
+	given bool   // a value was sent (null and an absent field send none)
 }
 
-// UnmarshalJSON accepts a JSON number literal or a string holding a decimal. Exponent forms
-// (1e3), grouping or comma separators ("12,50"), empty strings and other JSON values are
-// refused here, so a malformed amount is reported before any tool logic runs.
+// UnmarshalJSON accepts a JSON number literal or a string and keeps its text. Whether the text
+// is a decimal is checked by [Amount.Milliunits], whose caller names the argument in the error:
+// "amount: "12,50" is not an amount…" rather than a bare complaint about some value.
 func (a *Amount) UnmarshalJSON(b []byte) error {
 	text := strings.TrimSpace(string(b))
-	if text == "null" {
+	switch {
+	case text == "null":
 		return nil
-	}
-	if strings.HasPrefix(text, `"`) {
+	case strings.HasPrefix(text, `"`):
 		if err := json.Unmarshal(b, &text); err != nil {
 			return fmt.Errorf("reading amount %s: %w", quoted(string(b)), err)
 		}
-		text = strings.TrimSpace(text)
+	case text == "" || !strings.ContainsAny(text[:1], "-0123456789"):
+		return amountSyntaxError(text)
 	}
-	if _, _, _, err := splitDecimal(text); err != nil {
-		return err
-	}
-	a.text = text
+	a.text, a.given = strings.TrimSpace(text), true
 	return nil
 }
 
@@ -56,7 +55,7 @@ func (a Amount) MarshalJSON() ([]byte, error) {
 func (a Amount) String() string { return a.text }
 
 // IsZero reports whether no value was given. An explicit 0 is a value and is not zero here.
-func (a Amount) IsZero() bool { return a.text == "" }
+func (a Amount) IsZero() bool { return !a.given }
 
 // Milliunits converts the amount exactly; see [ParseAmount].
 func (a Amount) Milliunits(digits int) (int64, error) { return ParseAmount(a.text, digits) }

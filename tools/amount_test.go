@@ -171,30 +171,43 @@ func TestAmountUnmarshalJSONNoValue(t *testing.T) {
 }
 
 func TestAmountUnmarshalJSONRefuses(t *testing.T) {
+	// Values that are neither a number nor a string are refused when the arguments are read;
+	// text that is not a decimal when it is converted, where the caller names the argument.
 	tests := []struct {
 		json string
 		want string
+		late bool // refused by Milliunits rather than by decoding
 	}{
-		{`{"amount": true}`, `"true"`},
-		{`{"amount": {}}`, `"{}"`},
-		{`{"amount": []}`, `"[]"`},
-		{`{"amount": 1e3}`, "exponent"},
-		{`{"amount": 1E+3}`, "exponent"},
-		{`{"amount": "12,50"}`, `"12,50"`},
-		{`{"amount": ""}`, "no amount"},
-		{`{"amount": "1.2.3"}`, `"1.2.3"`},
-		{`{"amount": "+-1"}`, `"+-1"`},
-		{`{"amount": "12 EUR"}`, `"12 EUR"`},
+		{`{"amount": true}`, `"true"`, false},
+		{`{"amount": {}}`, `"{}"`, false},
+		{`{"amount": []}`, `"[]"`, false},
+		{`{"amount": 1e3}`, "exponent", true},
+		{`{"amount": 1E+3}`, "exponent", true},
+		{`{"amount": "12,50"}`, `"12,50"`, true},
+		{`{"amount": ""}`, "no amount", true},
+		{`{"amount": "1.2.3"}`, `"1.2.3"`, true},
+		{`{"amount": "+-1"}`, `"+-1"`, true},
+		{`{"amount": "12 EUR"}`, `"12 EUR"`, true},
 	}
 	for _, tt := range tests {
 		var got args
 		err := json.Unmarshal([]byte(tt.json), &got)
+		if tt.late {
+			if err != nil {
+				t.Errorf("unmarshal %s: %v, want the text kept for Milliunits to refuse", tt.json, err)
+				continue
+			}
+			if got.Amount.IsZero() {
+				t.Errorf("unmarshal %s: no value, want the text kept", tt.json)
+			}
+			_, err = got.Amount.Milliunits(2)
+		}
 		if err == nil {
-			t.Errorf("unmarshal %s = %q, want an error", tt.json, got.Amount)
+			t.Errorf("%s = %q, want an error", tt.json, got.Amount)
 			continue
 		}
 		if !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("unmarshal %s error %q does not mention %q", tt.json, err, tt.want)
+			t.Errorf("%s: error %q does not mention %q", tt.json, err, tt.want)
 		}
 	}
 }

@@ -111,6 +111,9 @@ func TestBadInputIsAToolError(t *testing.T) {
 		{"list_transactions", map[string]any{"since": "2026-02-30"}, "since: "},
 		{"list_transactions", map[string]any{"cursor": "bm9wZQ"}, "is not a cursor of this query"},
 		{"set_category_budget", map[string]any{"category": "Restaurants", "amount": "12.345"}, "amount: "},
+		{"set_category_budget", map[string]any{"category": "Restaurants", "amount": "1.234,56"}, `amount: "1.234,56" is not an amount`},
+		{"create_transactions", map[string]any{"account": "Betaalrekening", "transactions": []map[string]any{
+			{"date": "today", "amount": "12,50", "payee": "Market"}}}, `transactions[0].amount: "12,50" is not an amount`},
 		{"set_category_budget", map[string]any{"category": "Fotografie", "amount": "10"}, "is hidden"},
 		{"set_category_budget", map[string]any{"category": "Inflow: Ready to Assign", "amount": "10"}, "internal categories"},
 		{"get_operation", map[string]any{"operation_id": "nope"}, `there is no operation "nope"`},
