@@ -3,9 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
 )
@@ -71,5 +76,39 @@ func TestToolSurface(t *testing.T) {
 func TestGuideCarriesTheAgentRule(t *testing.T) {
 	if !strings.Contains(guide, "Only if the user agrees") || !strings.Contains(guide, "Never pass a code back without the user's agreement") {
 		t.Fatal("the guide must say a code may be passed back only after the user agreed")
+	}
+}
+
+var updateToolsGolden = flag.Bool("update-tools-golden", false, "rewrite testdata/tools.golden.json from the server")
+
+// TestToolsListGolden keeps the MCP surface as clients see it (names, descriptions, schemas,
+// annotations) in testdata/tools.golden.json, so that any change to it is a visible diff in a
+// commit. Regenerate with: go test ./tools -run ToolsListGolden -update-tools-golden
+func TestToolsListGolden(t *testing.T) {
+	e := newEnv(t, envOptions{kind: modernNone})
+	res, err := e.session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(res.Tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	got, err := json.MarshalIndent(res.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "tools.golden.json")
+	if *updateToolsGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update-tools-golden to create it)", err)
+	}
+	if string(want) != string(got)+"\n" {
+		t.Fatalf("tools/list differs from %s; if the change is meant, run with -update-tools-golden and commit the diff", path)
 	}
 }
