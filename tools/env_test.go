@@ -85,15 +85,7 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 	t.Helper()
 	e := &testEnv{t: t, log: &lockedWriter{w: &bytes.Buffer{}}}
 	e.setNow(sandboxToday)
-	sb, err := sandbox.New(sandbox.Options{Now: func() time.Time { return sandboxToday }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sb.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
 	e.sb, e.url = sb, srv.URL
 	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if o.token == "" {

@@ -18,15 +18,7 @@ var today = time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 
 func startSandbox(t *testing.T) (*sandbox.Sandbox, string) {
 	t.Helper()
-	sb, err := sandbox.New(sandbox.Options{Now: func() time.Time { return today }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sb.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return today }})
 	return sb, srv.URL
 }
 
