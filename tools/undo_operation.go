@@ -73,6 +73,9 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 			w.notes = append(w.notes, note)
 		}
 	}
+	if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
+		w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
+	}
 	var left []string
 	for _, l := range up.LeftAlone {
 		left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))

@@ -160,3 +160,14 @@ func TestUndoOfAPartlyAppliedMove(t *testing.T) {
 		t.Fatalf("after the undo Tennis %d, Restaurants %d; want 45.00 and 120.00", moneyAssigned(e, "Tennis"), moneyAssigned(e, "Restaurants"))
 	}
 }
+
+// Undoing a create that made a new payee says the payee stays: YNAB's API cannot delete one.
+func TestUndoOfACreateNamesThePayeeItCannotRemove(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	_, w := e.confirmedByCode("create_transactions", map[string]any{"account": "Betaalrekening", "transactions": []map[string]any{
+		{"date": "today", "amount": "-19.99", "payee": "Coolblue"}}})
+	preview, _ := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	if !strings.Contains(preview, "The payees YNAB created for these transactions stay") {
+		t.Fatalf("undo preview = %q; want it to say the new payee stays", preview)
+	}
+}

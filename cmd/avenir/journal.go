@@ -316,12 +316,24 @@ func indent(s, prefix string) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeJSON writes each operation as one line of JSON.
+// writeJSON writes each operation as one line of JSON, with whether it can be undone (and why
+// not) beside what the journal recorded.
 func writeJSON(w io.Writer, ops ...journal.Operation) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	type undoable struct {
+		CanUndo bool   `json:"can_undo"`
+		WhyNot  string `json:"why_not,omitempty"`
+	}
 	for _, op := range ops {
-		if err := enc.Encode(op); err != nil {
+		line := struct {
+			journal.Operation
+			Undo undoable `json:"undo"`
+		}{Operation: op, Undo: undoable{CanUndo: true}}
+		if err := undo.Refusal(op); err != nil {
+			line.Undo = undoable{WhyNot: err.Error()}
+		}
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 	}
