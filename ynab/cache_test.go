@@ -1,12 +1,15 @@
 package ynab_test
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,4 +141,25 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(a), len(b))
+}
+
+// The log warns when YNAB says nine tenths of the hour's requests are spent.
+func TestRateLimitWarning(t *testing.T) {
+	_, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return today }, RateLimit: 10})
+	var log bytes.Buffer
+	c := ynab.New(ynab.Options{BaseURL: srv.URL, Token: "t", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	for i := range 8 {
+		if _, err := c.GetUser(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(log.String(), "nearly reached") {
+			t.Fatalf("warned after %d of 10 requests", i+1)
+		}
+	}
+	if _, err := c.GetUser(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "YNAB's hourly request limit is nearly reached") || !strings.Contains(log.String(), "used=9 limit=10") {
+		t.Fatalf("no warning at 9 of 10 requests: %s", log.String())
+	}
 }

@@ -169,6 +169,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	if err != nil {
 		return &NetError{Method: method, Path: stripQuery(path), Err: err}
 	}
+	c.watchRateLimit(resp.Header.Get("X-Rate-Limit"))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return apiError(resp, raw, method, stripQuery(path))
 	}
@@ -185,6 +186,22 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 		return fmt.Errorf("YNAB's answer to %s %s is not the JSON avenir expects: %w", method, stripQuery(path), err)
 	}
 	return nil
+}
+
+// watchRateLimit warns in the log when YNAB's X-Rate-Limit header ("used/limit") says that
+// nine tenths of the hour's requests are spent: the person then knows why writes may soon be
+// refused, before they are.
+func (c *Client) watchRateLimit(header string) {
+	used, limit, ok := strings.Cut(header, "/")
+	if !ok {
+		return
+	}
+	u, err1 := strconv.Atoi(strings.TrimSpace(used))
+	l, err2 := strconv.Atoi(strings.TrimSpace(limit))
+	if err1 != nil || err2 != nil || l <= 0 || u*10 < l*9 {
+		return
+	}
+	c.log.Warn("YNAB's hourly request limit is nearly reached", "used", u, "limit", l)
 }
 
 func apiError(resp *http.Response, raw []byte, method, path string) *APIError {
