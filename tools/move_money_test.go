@@ -3,7 +3,6 @@ package tools
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
@@ -248,10 +247,9 @@ func TestMoveMoneyPutBackFails(t *testing.T) {
 	_, code := moneyPreview(e, "move_money", moveArgs)
 	tennis, _ := moneyCategory(e, "Tennis")
 	restaurants, _ := moneyCategory(e, "Restaurants")
-	// The first PATCH of Tennis passes (a fault that only takes a moment), the next one fails.
-	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: tennis.ID, Delay: time.Nanosecond})
+	// The first PATCH of Tennis passes, the next one (putting it back) fails.
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: restaurants.ID, Status: 503})
-	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: tennis.ID, Status: 500})
+	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: tennis.ID, Skip: 1, Status: 500})
 	out, c, msg := moneyConfirm(e, "move_money", moveArgs, code)
 	const state = "for 2026-12-01, Tennis now has 15.00 assigned (it had 45.00) and Restaurants still has 120.00"
 	if out != nil || !strings.Contains(msg, "only part of the change was written: "+state) {

@@ -65,6 +65,7 @@ type Counts struct {
 type Fault struct {
 	Method       string        // "" = any method
 	PathContains string        // "" = any path (matched against the path, /v1 included)
+	Skip         int           // let this many matching requests through untouched first
 	Count        int           // how many requests get the fault; 0 means 1
 	Status       int           // answer this status with YNAB's error body (e.g. 401, 429, 500, 503)
 	ErrorID      string        // a YNAB error id ("403.1", "403.3", …): sets the status and the name
@@ -137,8 +138,9 @@ func (s *Sandbox) ResetCounts() {
 	s.counts = Counts{ByRoute: map[string]int{}}
 }
 
-// InjectFault queues a fault: the next f.Count requests matching f.Method and f.PathContains
-// get it. Faults are matched in the order they were queued.
+// InjectFault queues a fault: after f.Skip matching requests have passed, the next f.Count
+// requests matching f.Method and f.PathContains get it. Faults are matched in the order they
+// were queued; a fault still skipping lets a request through to the faults queued after it.
 func (s *Sandbox) InjectFault(f Fault) {
 	if f.Count <= 0 {
 		f.Count = 1
@@ -154,6 +156,10 @@ func (s *Sandbox) takeFault(r *http.Request) *Fault {
 	defer s.reqMu.Unlock()
 	for i, f := range s.faults {
 		if (f.Method == "" || strings.EqualFold(f.Method, r.Method)) && strings.Contains(r.URL.Path, f.PathContains) {
+			if f.Skip > 0 {
+				f.Skip--
+				continue
+			}
 			if f.Count--; f.Count == 0 {
 				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
 			}
