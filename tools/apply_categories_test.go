@@ -133,12 +133,18 @@ func txeditsChanges(cs []journal.Change) []string {
 	return out
 }
 
-func txeditsChangeArgs(pairs ...string) map[string]any {
-	var changes []any
+// txeditsPairs builds the arguments of a transaction edit from (transaction id, value) pairs:
+// {list: [{"transaction_id": id, field: value}, …]}.
+func txeditsPairs(list, field string, pairs ...string) map[string]any {
+	var items []any
 	for i := 0; i < len(pairs); i += 2 {
-		changes = append(changes, map[string]any{"transaction_id": pairs[i], "category": pairs[i+1]})
+		items = append(items, map[string]any{"transaction_id": pairs[i], field: pairs[i+1]})
 	}
-	return map[string]any{"changes": changes}
+	return map[string]any{list: items}
+}
+
+func txeditsChangeArgs(pairs ...string) map[string]any {
+	return txeditsPairs("changes", "category", pairs...)
 }
 
 const txeditsRecategorisePreview = "Recategorise 2 transaction(s)?\n" +

@@ -6,13 +6,7 @@ import (
 	"testing"
 )
 
-func txeditsFlagArgs(pairs ...string) map[string]any {
-	var flags []any
-	for i := 0; i < len(pairs); i += 2 {
-		flags = append(flags, map[string]any{"transaction_id": pairs[i], "color": pairs[i+1]})
-	}
-	return map[string]any{"flags": flags}
-}
+func txeditsFlagArgs(pairs ...string) map[string]any { return txeditsPairs("flags", "color", pairs...) }
 
 const txeditsFlagPreview = "Change the flag of 2 transaction(s)?\n" +
 	"2026-12-01 Market 86.40: none → red\n" +
