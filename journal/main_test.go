@@ -120,8 +120,8 @@ func reportEvents(evs []Event) {
 // parity decides from an operation's id alone, so that the test can tell what it answered.
 type parity struct{}
 
-func (parity) WasApplied(_ context.Context, op Operation) (bool, error) {
-	return parityApplied(op.ID), nil
+func (parity) Check(_ context.Context, op Operation) ([]Change, error) {
+	return outcomes(op.Changes, parityApplied(op.ID)), nil
 }
 
 func parityApplied(id string) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,6 +22,15 @@ const (
 	StatusFailed   Status = "failed"
 )
 
+// The outcome of one change: whether YNAB holds it. An operation's status is what its
+// changes' outcomes add up to: all applied, some (partial), none (failed), or not known
+// (prepared, each change unknown).
+const (
+	OutcomeApplied    = "applied"
+	OutcomeNotApplied = "not_applied"
+	OutcomeUnknown    = "unknown"
+)
+
 // Ways a write can have been confirmed by the person (see the confirmation spec); "none" is
 // for the tools that need no confirmation.
 var confirmations = map[string]bool{"mrtr": true, "elicit": true, "code": true, "none": true}
@@ -35,6 +45,13 @@ type Change struct {
 	Label  string          `json:"label,omitempty"` // how a person would name it: "2026-11-28 Market 86.40"
 	Before json.RawMessage `json:"before,omitempty"`
 	After  json.RawMessage `json:"after,omitempty"`
+	// Outcome says whether YNAB holds the change: applied, not_applied, or unknown while the
+	// operation is prepared. The journal fills it in from the operation's events.
+	Outcome string `json:"outcome,omitempty"`
+	// EnteredBy names the earlier operation that had already entered this change in YNAB
+	// (an identical retry after a lost answer): this operation does not own it, and undoing
+	// this operation leaves it alone.
+	EnteredBy string `json:"entered_by,omitempty"`
 }
 
 // Client is the MCP client that asked for an operation, as it named itself.
@@ -59,12 +76,17 @@ type Draft struct {
 	Client       Client   `json:"client"`
 	// UndoOf is set when this operation undoes (or redoes) another.
 	UndoOf string `json:"undo_of,omitempty"`
+	// KnowledgeBefore is YNAB's server knowledge of the plan as read just before the write:
+	// what the write creates is new since then, which is how avenir finds it after a lost
+	// answer or a crash.
+	KnowledgeBefore int64 `json:"knowledge_before,omitempty"`
 }
 
-// Outcome is what Applied records: YNAB's answer.
+// Outcome is what Settle records: what YNAB holds of the operation.
 type Outcome struct {
 	// Changes, if not empty, replace the recorded changes (e.g. with the ids YNAB gave to
-	// the things it created).
+	// the things it created). When they carry outcomes, those decide the status: all applied
+	// is applied, some is partial, none is failed.
 	Changes         []Change `json:"changes,omitempty"`
 	CreatedIDs      []string `json:"created_ids,omitempty"`
 	ServerKnowledge int64    `json:"server_knowledge,omitempty"`
@@ -73,6 +95,11 @@ type Outcome struct {
 	// carry any other remark.
 	Partial bool   `json:"partial,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Error says why what is not applied was not: YNAB's refusal or the failure.
+	Error string `json:"error,omitempty"`
+	// ReadBack says the outcome was learnt by reading YNAB, because its answer was lost: the
+	// caller may not have heard it, so an identical retry is looked for.
+	ReadBack bool `json:"read_back,omitempty"`
 }
 
 // Operation is one write as the journal knows it: the projection of its events.
@@ -96,6 +123,8 @@ type Operation struct {
 	Requests        int             `json:"requests"`
 	UndoOf          string          `json:"undo_of,omitempty"`
 	UndoneBy        string          `json:"undone_by,omitempty"`
+	KnowledgeBefore int64           `json:"knowledge_before,omitempty"`
+	ReadBack        bool            `json:"read_back,omitempty"`
 	Events          []Event         `json:"events"`
 }
 
@@ -125,10 +154,12 @@ type failure struct {
 }
 
 // recovery is the data of a "recovered" event: what YNAB showed at the next start about an
-// operation whose writer stopped before it recorded the outcome.
+// operation whose writer stopped before it recorded the outcome. Changes, with an outcome each,
+// say it change by change; journals written before per-change outcomes have only Applied.
 type recovery struct {
-	Applied bool   `json:"applied"`
-	Error   string `json:"error,omitempty"`
+	Applied bool     `json:"applied"`
+	Error   string   `json:"error,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
 }
 
 // undoLink is the data of an "undone" event.
@@ -164,34 +195,54 @@ func (op *Operation) apply(ev Event) error {
 			ID: ev.Operation, Time: ev.Time, PlanID: d.PlanID, Tool: d.Tool, Summary: d.Summary,
 			Preview: d.Preview, Fingerprint: d.Fingerprint, Subject: d.Subject, Changes: d.Changes,
 			ConfirmedVia: d.ConfirmedVia, Client: d.Client, Status: StatusPrepared, UndoOf: d.UndoOf,
+			KnowledgeBefore: d.KnowledgeBefore,
 		}
+		op.Changes = withOutcome(op.Changes, OutcomeUnknown)
 	case eventApplied:
 		var o Outcome
 		if err := op.settle(ev, &o); err != nil {
 			return err
 		}
-		op.Status = StatusApplied
-		if o.Partial {
-			op.Status = StatusPartial
-		}
 		if len(o.Changes) > 0 {
 			op.Changes = o.Changes
 		}
+		op.Status = StatusApplied
+		if hasOutcomes(o.Changes) {
+			op.Changes = op.settleChanges("")
+		} else {
+			// Written before per-change outcomes: a partial outcome listed only what was applied.
+			op.Changes = withOutcome(op.Changes, OutcomeApplied)
+			if o.Partial {
+				op.Status = StatusPartial
+			}
+		}
 		op.CreatedIDs, op.ServerKnowledge, op.Requests, op.Note = o.CreatedIDs, o.ServerKnowledge, o.Requests, o.Note
+		op.Error, op.ReadBack = o.Error, o.ReadBack
 	case eventFailed:
 		var f failure
 		if err := op.settle(ev, &f); err != nil {
 			return err
 		}
 		op.Status, op.Error, op.Requests = StatusFailed, f.Error, f.Requests
+		op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
 	case eventRecovered:
 		var r recovery
 		if err := op.settle(ev, &r); err != nil {
 			return err
 		}
+		op.ReadBack = true
+		if len(r.Changes) > 0 {
+			op.Changes = r.Changes
+			op.Status = StatusApplied
+			op.Changes = op.settleChanges("")
+			op.Error = r.Error
+			break
+		}
 		op.Status, op.Error = StatusApplied, ""
+		op.Changes = withOutcome(op.Changes, OutcomeApplied)
 		if !r.Applied {
 			op.Status, op.Error = StatusFailed, r.Error
+			op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
 		}
 	case eventUndone:
 		var l undoLink
@@ -207,6 +258,52 @@ func (op *Operation) apply(ev Event) error {
 	}
 	op.Events = append(op.Events, ev)
 	return nil
+}
+
+// hasOutcomes reports whether any of cs carries an outcome.
+func hasOutcomes(cs []Change) bool {
+	return slices.ContainsFunc(cs, func(c Change) bool { return c.Outcome != "" })
+}
+
+// withOutcome returns cs with every change's outcome set to o.
+func withOutcome(cs []Change, o string) []Change {
+	out := slices.Clone(cs)
+	for i := range out {
+		out[i].Outcome = o
+	}
+	return out
+}
+
+// settleChanges derives the status from the changes' outcomes: all applied is applied, none
+// is failed, a mix is partial. A change without an outcome takes def; with def empty it counts
+// as unknown, and so makes the operation partial at best.
+func (op *Operation) settleChanges(def string) []Change {
+	cs := slices.Clone(op.Changes)
+	var applied, notApplied, unknown int
+	for i := range cs {
+		if cs[i].Outcome == "" || cs[i].Outcome == OutcomeUnknown && def != "" {
+			cs[i].Outcome = def
+		}
+		switch cs[i].Outcome {
+		case OutcomeApplied:
+			applied++
+		case OutcomeNotApplied:
+			notApplied++
+		default:
+			cs[i].Outcome = OutcomeUnknown
+			unknown++
+		}
+	}
+	switch {
+	case len(cs) == 0:
+	case applied == len(cs):
+		op.Status = StatusApplied
+	case applied == 0 && unknown == 0:
+		op.Status = StatusFailed
+	case op.Status == StatusApplied:
+		op.Status = StatusPartial
+	}
+	return cs
 }
 
 // undoable says why op cannot be undone, if it cannot: it is undone at most once, and only

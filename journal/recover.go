@@ -6,25 +6,27 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 
 	"go.etcd.io/bbolt"
 )
 
-// Checker tells whether YNAB holds the changes of an operation whose writer stopped before it
-// recorded the outcome. It answers from what YNAB shows, never from a guess: when it cannot
-// tell, it returns an error.
+// Checker tells, change by change, whether YNAB holds the changes of an operation whose writer
+// stopped before it recorded the outcome. It answers from what YNAB shows, never from a guess:
+// it returns op's changes, each with its outcome (applied or not_applied) and, for a created
+// thing it found, the id YNAB gave it; when it cannot tell, it returns an error.
 type Checker interface {
-	WasApplied(ctx context.Context, op Operation) (bool, error)
+	Check(ctx context.Context, op Operation) ([]Change, error)
 }
 
 // notApplied is the error recorded for a prepared operation that YNAB turned out not to have.
 const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB does not have the change"
 
 // Recover resolves the operations left prepared by a process that stopped (a crash, a kill)
-// before it recorded their outcome: each is checked with c and gets a "recovered" event, which
-// makes it applied, or failed with "not applied: …". Operations that a running process is still
-// writing are left to it.
+// before it recorded their outcome: each is checked with c, change by change, and gets a
+// "recovered" event, which makes it applied, partial (naming what is not in YNAB), or failed
+// with "not applied: …". Operations that a running process is still writing are left to it.
 //
 // It returns the operations it resolved. One that c could not decide stays prepared, to be
 // tried again at the next start, and the returned error names it and says why.
@@ -41,12 +43,12 @@ func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
 		if err := ctx.Err(); err != nil {
 			return ops, errors.Join(append(errs, err)...)
 		}
-		applied, err := c.WasApplied(ctx, op)
+		changes, err := c.Check(ctx, op)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
 			continue
 		}
-		op, err = j.resolve(op.ID, applied)
+		op, err = j.Resolve(op.ID, changes)
 		if err != nil {
 			return ops, errors.Join(append(errs, err)...)
 		}
@@ -78,12 +80,28 @@ func (j *Journal) orphans() ([]Operation, error) {
 	return orphans, err
 }
 
-// resolve records what YNAB showed about the prepared operation id. If another process
-// resolved it first, it returns the operation as that process left it.
-func (j *Journal) resolve(id string, applied bool) (Operation, error) {
-	r := recovery{Applied: applied}
-	if !applied {
+// Resolve records what YNAB showed, change by change, about the prepared operation id, whose
+// outcome its writer could not record. Each change must carry its outcome (applied or
+// not_applied). If another process resolved it first, it returns the operation as that
+// process left it.
+func (j *Journal) Resolve(id string, changes []Change) (Operation, error) {
+	r := recovery{Changes: slices.Clone(changes)}
+	for _, c := range changes {
+		switch c.Outcome {
+		case OutcomeApplied:
+			r.Applied = true
+		case OutcomeNotApplied:
+		default:
+			return Operation{}, fmt.Errorf("resolving operation %s: change %s has outcome %q, not applied or not_applied", id, c.Label, c.Outcome)
+		}
+	}
+	if err := normalizeChanges(r.Changes); err != nil {
+		return Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
+	}
+	if !r.Applied {
 		r.Error = notApplied
+	} else if slices.ContainsFunc(changes, func(c Change) bool { return c.Outcome == OutcomeNotApplied }) {
+		r.Error = "partly applied: avenir stopped before YNAB answered, and YNAB has only part of the change"
 	}
 	op, err := j.settle(id, eventRecovered, r)
 	if errors.Is(err, ErrNotPrepared) {

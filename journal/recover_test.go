@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,17 +19,41 @@ type fakeChecker struct {
 type answer struct {
 	applied bool
 	err     error
+	// landed, when set, gives each change's outcome instead of applied: true is applied.
+	landed []bool
 }
 
-func (f *fakeChecker) WasApplied(_ context.Context, op Operation) (bool, error) {
+func (f *fakeChecker) Check(_ context.Context, op Operation) ([]Change, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, op.ID)
 	a, ok := f.answers[op.ID]
 	if !ok {
-		return false, errors.New("the test has no answer for " + op.ID)
+		return nil, errors.New("the test has no answer for " + op.ID)
 	}
-	return a.applied, a.err
+	if a.err != nil {
+		return nil, a.err
+	}
+	if a.landed == nil {
+		return outcomes(op.Changes, a.applied), nil
+	}
+	cs := slices.Clone(op.Changes)
+	for i := range cs {
+		cs[i].Outcome = OutcomeNotApplied
+		if a.landed[i] {
+			cs[i].Outcome = OutcomeApplied
+		}
+	}
+	return cs, nil
+}
+
+// outcomes returns cs, each marked applied or not.
+func outcomes(cs []Change, applied bool) []Change {
+	o := OutcomeNotApplied
+	if applied {
+		o = OutcomeApplied
+	}
+	return withOutcome(cs, o)
 }
 
 // A server killed between Prepare and the outcome leaves operations prepared; the next

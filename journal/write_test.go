@@ -13,31 +13,51 @@ import (
 
 func TestWriteAhead(t *testing.T) {
 	created := []Change{{Kind: "transaction", ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
+	two := func(a, b string) []Change {
+		return []Change{
+			{Kind: "month_category", ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
+			{Kind: "month_category", ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
+		}
+	}
 	cases := []struct {
 		name   string
 		settle func(j *Journal, id string) (Operation, error)
 		want   func(op *Operation)
+		event  string
 	}{
 		{"applied", func(j *Journal, id string) (Operation, error) {
 			return j.Applied(id, Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
 		}, func(op *Operation) {
 			op.Status, op.CreatedIDs, op.ServerKnowledge, op.Requests = StatusApplied, []string{"tx-new"}, 42, 2
-		}},
+			op.Changes = withOutcome(op.Changes, OutcomeApplied)
+		}, "applied"},
 		{"applied with the ids YNAB gave", func(j *Journal, id string) (Operation, error) {
 			return j.Applied(id, Outcome{Changes: created, Requests: 1})
 		}, func(op *Operation) {
-			op.Status, op.Changes, op.Requests = StatusApplied, created, 1
-		}},
-		{"partial", func(j *Journal, id string) (Operation, error) {
+			op.Status, op.Changes, op.Requests = StatusApplied, withOutcome(created, OutcomeApplied), 1
+		}, "applied"},
+		{"partial, as journals before per-change outcomes wrote it", func(j *Journal, id string) (Operation, error) {
 			return j.Applied(id, Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
 		}, func(op *Operation) {
 			op.Status, op.Note, op.Requests = StatusPartial, "the flags were set; the categories were not", 3
-		}},
+			op.Changes = withOutcome(op.Changes, OutcomeApplied)
+		}, "applied"},
+		{"partial, change by change", func(j *Journal, id string) (Operation, error) {
+			return j.Applied(id, Outcome{Changes: two(OutcomeApplied, OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
+		}, func(op *Operation) {
+			op.Status, op.Changes, op.Error, op.Requests = StatusPartial, two(OutcomeApplied, OutcomeNotApplied), "B: YNAB answered 500", 2
+		}, "applied"},
+		{"all applied, change by change", func(j *Journal, id string) (Operation, error) {
+			return j.Applied(id, Outcome{Changes: two(OutcomeApplied, OutcomeApplied), ReadBack: true, Requests: 3})
+		}, func(op *Operation) {
+			op.Status, op.Changes, op.ReadBack, op.Requests = StatusApplied, two(OutcomeApplied, OutcomeApplied), true, 3
+		}, "applied"},
 		{"failed", func(j *Journal, id string) (Operation, error) {
 			return j.Failed(id, "YNAB refused the token", 1)
 		}, func(op *Operation) {
 			op.Status, op.Error, op.Requests = StatusFailed, "YNAB refused the token", 1
-		}},
+			op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
+		}, "failed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,10 +79,7 @@ func TestWriteAhead(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
-			wantTypes := []string{"prepared", "applied"}
-			if want.Status == StatusFailed {
-				wantTypes[1] = "failed"
-			}
+			wantTypes := []string{"prepared", c.event}
 			if types := eventTypes(got); !reflect.DeepEqual(types, wantTypes) {
 				t.Errorf("events = %v, want %v", types, wantTypes)
 			}

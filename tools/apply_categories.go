@@ -43,17 +43,16 @@ func (h *handlers) applyCategories(ctx context.Context, req *mcp.CallToolRequest
 	if err := checkEditCount("changes", len(in.Changes)); err != nil {
 		return nil, writeOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	w, err := h.recategorise(p, in.Changes)
-	if err != nil {
-		return nil, writeOut{}, err
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		w, err := h.recategorise(p, in.Changes)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // recategorise plans apply_categories on p: every change checked, those that change nothing

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
@@ -247,7 +248,7 @@ func TestApplyCategoriesRefuses(t *testing.T) {
 
 // The spec's largest call: 1,000 recategorisations, previewed in 20 lines, written in one PATCH.
 func TestApplyCategoriesThousand(t *testing.T) {
-	e := newEnv(t, envOptions{kind: noElicit})
+	e := newEnv(t, envOptions{kind: noElicit, maxAge: time.Hour})
 	ids := txeditsCreate(t, e.client, 1000)
 	pairs := make([]string, 0, 2*len(ids))
 	for _, id := range ids {

@@ -32,32 +32,31 @@ func (h *handlers) approveTransactions(ctx context.Context, req *mcp.CallToolReq
 	if err := checkEditCount("transaction_ids", len(in.TransactionIDs)); err != nil {
 		return nil, writeOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	txs, err := transactionsByID(p, "transaction_ids", in.TransactionIDs)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	w := &write{plan: p, tool: approveTransactionsTool.Name}
-	var subject approval
-	var save []ynab.SaveTransaction
-	for _, t := range txs {
-		if t.Approved {
-			continue
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		txs, err := transactionsByID(p, "transaction_ids", in.TransactionIDs)
+		if err != nil {
+			return nil, err
 		}
-		subject.TransactionIDs = append(subject.TransactionIDs, t.ID)
-		save = append(save, ynab.SaveTransaction{ID: t.ID, Approved: ynab.Some(true)})
-		label := txLabel(p, t)
-		w.lines = append(w.lines, label)
-		w.changes = append(w.changes, editChange(t.ID, label, "approved", false, true))
+		w := &write{plan: p, tool: approveTransactionsTool.Name}
+		var subject approval
+		var save []ynab.SaveTransaction
+		for _, t := range txs {
+			if t.Approved {
+				continue
+			}
+			subject.TransactionIDs = append(subject.TransactionIDs, t.ID)
+			save = append(save, ynab.SaveTransaction{ID: t.ID, Approved: ynab.Some(true)})
+			label := txLabel(p, t)
+			w.lines = append(w.lines, label)
+			w.changes = append(w.changes, editChange(t.ID, label, "approved", false, true))
+		}
+		if len(save) == 0 {
+			return nil, errors.New("transaction_ids: every transaction named is already approved: nothing to change")
+		}
+		w.subject = subject
+		w.first = fmt.Sprintf("Approve %d transaction(s)?", len(save))
+		w.apply = h.patchEdits(p.ID, save)
+		return w, nil
 	}
-	if len(save) == 0 {
-		return nil, writeOut{}, errors.New("transaction_ids: every transaction named is already approved: nothing to change")
-	}
-	w.subject = subject
-	w.first = fmt.Sprintf("Approve %d transaction(s)?", len(save))
-	w.apply = h.patchEdits(p.ID, save)
-	return h.applyUnconfirmed(ctx, req, w)
+	return h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.Fresh)
 }

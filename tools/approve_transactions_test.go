@@ -13,7 +13,8 @@ func TestApproveTransactionsWithoutAsking(t *testing.T) {
 		t.Run(kind.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{kind: kind})
 			bol, tikkie, ah := e.txeditsTx("Bol.com", -34990), e.txeditsTx("Tikkie", -12500), e.txeditsTx("Albert Heijn", -23150)
-			market := e.txeditsTx("Market", -86400) // approved already: left out
+			market := e.txeditsTx("Market", -86400)              // approved already: left out
+			e.ok("list_accounts", map[string]any{}, &struct{}{}) // the plan's id known, as after any read
 			e.sb.ResetCounts()
 			var out writeOut
 			e.ok("approve_transactions", map[string]any{"transaction_ids": []string{bol.ID, tikkie.ID, market.ID, ah.ID}}, &out)

@@ -4,78 +4,48 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
-// applyChanges writes journaled changes to YNAB, with as few requests as YNAB allows: one
-// PATCH for every transaction edit, one POST for every transaction (re)created, one request
-// per category or month figure and per deletion. It returns the changes as applied (ids of
-// created transactions filled in). When a request fails after others succeeded, the outcome is
-// partial and its note says exactly what was written and what was not.
-func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []journal.Change, importPrefix string) (journal.Outcome, error) {
-	out := journal.Outcome{Changes: append([]journal.Change(nil), changes...)}
-	var done []string
-	fail := func(what string, err error) (journal.Outcome, error) {
-		if len(done) > 0 {
-			out.Partial = true
-			out.Note = fmt.Sprintf("written: %s; not written: %s (%v)", strings.Join(done, ", "), what, err)
-		}
-		return out, err
-	}
-
+// applyChanges writes journaled changes (an undo's inverse) with as few requests as YNAB allows:
+// the transaction edits in one PATCH, the transactions to enter again in one POST (without
+// import ids, as a person enters them), then each assigned amount, category and deletion. Each
+// change is marked applied as YNAB's answer shows it; at the first request that fails it stops
+// and returns that error, and the write path settles the rest by reading YNAB.
+func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []journal.Change) (journal.Outcome, error) {
+	out := journal.Outcome{Changes: slices.Clone(changes)}
 	var edits []ynab.SaveTransaction
-	var editLabels []string
-	var creates []ynab.SaveTransaction
-	var createAt []int
+	var editAt []int
 	for i, ch := range changes {
-		switch ch.Kind {
-		case kindTransaction:
-			tx, err := saveTransaction(ch.ID, ch.After)
-			if err != nil {
-				return out, err
-			}
-			edits = append(edits, tx)
-			editLabels = append(editLabels, ch.Label)
-		case kindNewTx:
-			tx, err := saveTransaction("", ch.After)
-			if err != nil {
-				return out, err
-			}
-			tx.ImportID = ynab.Some(fmt.Sprintf("%s:%d", importPrefix, i))
-			creates = append(creates, tx)
-			createAt = append(createAt, i)
+		if ch.Kind != kindTransaction {
+			continue
 		}
+		tx, err := saveTransaction(ch.ID, ch.After)
+		if err != nil {
+			return out, err
+		}
+		edits = append(edits, tx)
+		editAt = append(editAt, i)
 	}
 	if len(edits) > 0 {
-		if _, err := h.YNAB.UpdateTransactions(ctx, p.ID, edits); err != nil {
-			return fail(strings.Join(editLabels, ", "), err)
-		}
-		done = append(done, editLabels...)
-	}
-	if len(creates) > 0 {
-		res, err := h.YNAB.CreateTransactions(ctx, p.ID, creates)
+		res, err := h.YNAB.UpdateTransactions(ctx, p.ID, edits)
 		if err != nil {
-			return fail(fmt.Sprintf("%d transaction(s) to create", len(creates)), err)
+			return out, err
 		}
-		byImport := map[string]string{}
-		for _, t := range res.Transactions {
-			if t.ImportID != nil {
-				byImport[*t.ImportID] = t.ID
-			}
-		}
-		for k, i := range createAt {
-			id := byImport[*creates[k].ImportID.Value]
-			out.Changes[i].ID = id
-			out.Changes[i].After = withField(out.Changes[i].After, "import_id", *creates[k].ImportID.Value)
-			out.CreatedIDs = append(out.CreatedIDs, id)
-			done = append(done, "created "+changes[i].Label)
+		for _, i := range editAt {
+			out.Changes[i].Outcome = journal.OutcomeApplied
 		}
 		out.ServerKnowledge = res.ServerKnowledge
 	}
-	for _, ch := range changes {
+	k, err := h.enterTransactions(ctx, p.ID, out.Changes)
+	if err != nil {
+		return out, err
+	}
+	out.ServerKnowledge = max(out.ServerKnowledge, k)
+	for i, ch := range changes {
 		var err error
 		switch ch.Kind {
 		case kindMonthCategory:
@@ -94,9 +64,9 @@ func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []jou
 			continue
 		}
 		if err != nil {
-			return fail(ch.Label, err)
+			return out, fmt.Errorf("%s: %w", ch.Label, err)
 		}
-		done = append(done, ch.Label)
+		out.Changes[i].Outcome = journal.OutcomeApplied
 	}
 	return out, nil
 }

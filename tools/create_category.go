@@ -43,48 +43,47 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	g, err := ownGroup(p, "group", in.Group)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	if err := freeName(p, "name", name, g, ""); err != nil {
-		return nil, writeOut{}, err
-	}
-	s := createCategorySubject{CategoryGroupID: g.ID, Name: name}
-	w := &write{
-		plan:    p,
-		tool:    createCategoryTool.Name,
-		subject: s,
-		first:   fmt.Sprintf("Create category ‘%s’ in %s?", name, g.Name),
-		notes:   []string{"This cannot be undone through avenir: YNAB's API cannot delete or hide a category. To remove it later, hide or delete it in YNAB."},
-		changes: []journal.Change{{
-			Kind: kindNewCategory, Label: g.Name + ": " + name, Before: fieldsJSON(nil),
-			After: fieldsJSON(map[string]any{"name": name, "category_group_id": g.ID}),
-		}},
-	}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		res, err := h.YNAB.CreateCategory(ctx, p.ID, ynab.SaveCategory{Name: ynab.Some(name), CategoryGroupID: g.ID})
-		id := res.Category.ID
-		var lost *ynab.NetError
-		if errors.As(err, &lost) {
-			if found, ok := h.landedCategory(ctx, p.ID, w.changes[0]); ok {
-				id, err = found, nil
-			}
-		}
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		g, err := ownGroup(p, "group", in.Group)
 		if err != nil {
-			return journal.Outcome{}, err
+			return nil, err
 		}
-		ch := w.changes[0]
-		ch.ID = id
-		return journal.Outcome{Changes: []journal.Change{ch}, CreatedIDs: []string{id}, ServerKnowledge: res.ServerKnowledge}, nil
+		if err := freeName(p, "name", name, g, ""); err != nil {
+			return nil, err
+		}
+		s := createCategorySubject{CategoryGroupID: g.ID, Name: name}
+		w := &write{
+			plan:    p,
+			tool:    createCategoryTool.Name,
+			subject: s,
+			first:   fmt.Sprintf("Create category ‘%s’ in %s?", name, g.Name),
+			notes:   []string{"This cannot be undone through avenir: YNAB's API cannot delete or hide a category. To remove it later, hide or delete it in YNAB."},
+			changes: []journal.Change{{
+				Kind: kindNewCategory, Label: g.Name + ": " + name, Before: fieldsJSON(nil),
+				After: fieldsJSON(map[string]any{"name": name, "category_group_id": g.ID}),
+			}},
+		}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+			res, err := h.YNAB.CreateCategory(ctx, p.ID, ynab.SaveCategory{Name: ynab.Some(name), CategoryGroupID: g.ID})
+			id := res.Category.ID
+			var lost *ynab.NetError
+			if errors.As(err, &lost) {
+				if found, ok := h.landedCategory(ctx, p.ID, w.changes[0]); ok {
+					id, err = found, nil
+				}
+			}
+			if err != nil {
+				return journal.Outcome{}, err
+			}
+			ch := w.changes[0]
+			ch.ID = id
+			return journal.Outcome{Changes: []journal.Change{ch}, CreatedIDs: []string{id}, ServerKnowledge: res.ServerKnowledge}, nil
+		}
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // landedCategory looks for the category a create made when the connection broke before YNAB

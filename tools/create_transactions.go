@@ -3,8 +3,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,70 +94,130 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 	if n := len(in.Transactions); n == 0 || n > maxCreates {
 		return nil, createdOut{}, fmt.Errorf("transactions: give 1 to %d transactions, not %d; send more in several calls", maxCreates, n)
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, createdOut{}, err
-	}
-	acct, err := openAccount(p, "account", in.Account)
-	if err != nil {
-		return nil, createdOut{}, err
-	}
-	now := h.Now().UTC()
-	planned := make([]plannedTx, len(in.Transactions))
-	for i, t := range in.Transactions {
-		if planned[i], err = planNewTx(p, acct, fmt.Sprintf("transactions[%d]", i), t, now); err != nil {
-			return nil, createdOut{}, err
+	var (
+		acct *ynab.Account
+		w    *write
+	)
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		var err error
+		if acct, err = openAccount(p, "account", in.Account); err != nil {
+			return nil, err
 		}
-	}
-	w, made, err := h.createWrite(p, acct, planned, in.Approved == nil || *in.Approved)
-	if err != nil {
-		return nil, createdOut{}, err
+		now := h.Now().UTC()
+		planned := make([]plannedTx, len(in.Transactions))
+		for i, t := range in.Transactions {
+			if planned[i], err = planNewTx(p, acct, fmt.Sprintf("transactions[%d]", i), t, now); err != nil {
+				return nil, err
+			}
+		}
+		w, err = h.createWrite(ctx, p, acct, planned, in.Approved == nil || *in.Approved)
+		return w, err
 	}
 	args := in
 	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 	result := createdOut{writeOut: out}
 	if out.Status == "applied" {
-		result.TransactionIDs = made.ids()
-		result.Message = strings.TrimSpace(fmt.Sprintf("Created %d new transaction(s) on %s. %s", len(result.TransactionIDs)-made.already, acct.Name, made.note()))
+		op, jerr := h.Journal.Get(out.OperationID)
+		if jerr != nil {
+			return res, result, fmt.Errorf("the transactions were created (operation %s), but reading the journal back failed: %w", out.OperationID, jerr)
+		}
+		entered, already := 0, map[string]bool{}
+		for _, c := range op.Changes {
+			if c.ID != "" {
+				result.TransactionIDs = append(result.TransactionIDs, c.ID)
+			}
+			if c.EnteredBy != "" {
+				already[c.EnteredBy] = true
+			} else {
+				entered++
+			}
+		}
+		msg := fmt.Sprintf("Created %d new transaction(s) on %s.", entered, acct.Name)
+		if len(already) > 0 {
+			msg = fmt.Sprintf("Created %d new transaction(s) on %s; %d were already in YNAB, entered by operation %s, and were not entered again.",
+				entered, acct.Name, len(op.Changes)-entered, strings.Join(slices.Sorted(maps.Keys(already)), ", "))
+		}
+		if op.ReadBack {
+			msg += " YNAB's answer was lost; avenir read YNAB and found them there."
+		}
+		result.Message = msg
 	}
 	return res, result, err
 }
 
-// createWrite builds create_transactions' write; made receives what the write created once it
-// is applied.
-func (h *handlers) createWrite(p *ynab.Plan, acct *ynab.Account, planned []plannedTx, approved bool) (*write, *creation, error) {
+// createWrite builds create_transactions' write on p. Transactions an earlier identical call
+// already entered (its caller may not have heard YNAB's answer) are marked as entered by it and
+// are not sent again.
+func (h *handlers) createWrite(ctx context.Context, p *ynab.Plan, acct *ynab.Account, planned []plannedTx, approved bool) (*write, error) {
 	subject := createSubject{AccountID: acct.ID, Approved: approved}
 	for _, t := range planned {
 		subject.Transactions = append(subject.Transactions, t.subject)
 	}
-	base, err := createImportBase(p.ID, subject, planned)
-	if err != nil {
-		return nil, nil, err
-	}
 	digits := Digits(currency(p))
 	w := &write{plan: p, tool: createTransactionsTool.Name, subject: subject,
 		first: fmt.Sprintf("Create %d transaction(s) on %s?", len(planned), acct.Name)}
-	save := make([]ynab.SaveTransaction, len(planned))
-	for i, t := range planned {
-		save[i] = t.save(acct.ID, approved, fmt.Sprintf("%s:%d", base, i))
+	for _, t := range planned {
 		label := fmt.Sprintf("%s %s %s", t.subject.Date, t.payee, FormatFlow(t.subject.Amount, digits))
 		w.lines = append(w.lines, t.line(digits))
-		w.changes = append(w.changes, newTxChange(save[i], label))
+		w.changes = append(w.changes, newTxChange(t.save(acct.ID, approved), label))
 	}
-	if n := countHeld(p, save); n > 0 {
-		w.notes = append(w.notes, fmt.Sprintf("%d of these are already in YNAB: an earlier call with the same arguments created them, and they will not be created twice.", n))
+	key := retryKey(p, subject)
+	same := func(op journal.Operation) bool {
+		var s createSubject
+		return json.Unmarshal(op.Subject, &s) == nil && retryKey(p, s) == key
+	}
+	if err := h.enteredBefore(ctx, p, w.tool, same, w.changes); err != nil {
+		return nil, err
+	}
+	if n := countEntered(w.changes); n > 0 {
+		w.notes = append(w.notes, fmt.Sprintf("%d of these are already in YNAB: an earlier identical call entered them (YNAB's answer to it was lost), and they will not be entered twice.", n))
 	}
 	if !approved {
 		w.notes = append(w.notes, "They will be left unapproved, for you to approve in YNAB.")
 	}
-	made := new(creation)
 	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		c, err := h.createByImportID(ctx, p, save)
-		*made = *c
-		return c.outcome(w.changes, err)
+		out := journal.Outcome{Changes: slices.Clone(w.changes)}
+		for i := range out.Changes {
+			if out.Changes[i].EnteredBy != "" {
+				out.Changes[i].Outcome = journal.OutcomeApplied
+			}
+		}
+		k, err := h.enterTransactions(ctx, p.ID, out.Changes)
+		out.ServerKnowledge = k
+		return out, err
 	}
-	return w, made, nil
+	return w, nil
+}
+
+// retryKey identifies a create_transactions subject across a retry: the payees by name, since a
+// retry finds as an existing payee the one the first attempt created.
+func retryKey(p *ynab.Plan, s createSubject) string {
+	key := s
+	key.Transactions = slices.Clone(s.Transactions)
+	for i, t := range key.Transactions {
+		name := t.PayeeName
+		if t.PayeeID != "" {
+			name = payeeName(p, &t.PayeeID)
+		}
+		key.Transactions[i].PayeeID, key.Transactions[i].PayeeName = "", strings.ToLower(strings.TrimSpace(name))
+	}
+	fp, err := confirm.Fingerprint(p.ID, key)
+	if err != nil {
+		return ""
+	}
+	return fp
+}
+
+// countEntered counts the changes an earlier operation entered.
+func countEntered(cs []journal.Change) int {
+	n := 0
+	for _, c := range cs {
+		if c.EnteredBy != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // planNewTx resolves and checks one transaction of create_transactions; arg names it in errors.
@@ -308,9 +369,10 @@ func (t plannedTx) line(digits int) string {
 	return strings.Join(parts, ", ")
 }
 
-// save is the transaction as YNAB's POST takes it: only the fields set.
-func (t plannedTx) save(accountID string, approved bool, importID string) ynab.SaveTransaction {
-	s := ynab.SaveTransaction{ImportID: ynab.Some(importID), AccountID: accountID, Date: t.subject.Date,
+// save is the transaction as YNAB's POST takes it: only the fields set, and no import id (it is
+// entered as a person would enter it).
+func (t plannedTx) save(accountID string, approved bool) ynab.SaveTransaction {
+	s := ynab.SaveTransaction{AccountID: accountID, Date: t.subject.Date,
 		Amount: ynab.Some(t.subject.Amount), Cleared: t.subject.Cleared, Approved: ynab.Some(approved)}
 	if t.newPayee {
 		s.PayeeName = ynab.Some(t.subject.PayeeName)
@@ -329,30 +391,8 @@ func (t plannedTx) save(accountID string, approved bool, importID string) ynab.S
 	return s
 }
 
-// createImportBase is the stem of the import ids of one create_transactions call:
-// "AVENIR:" and 16 hex digits, to which each transaction adds ":" and its index. It is the
-// fingerprint of the subject with each payee named by its name, not its id: a retry after a
-// lost answer finds the payee the first attempt created, and must still send the same import
-// ids, so that YNAB skips what it already has.
-func createImportBase(planID string, s createSubject, planned []plannedTx) (string, error) {
-	key := s
-	key.Transactions = make([]newTxSubject, len(planned))
-	for i, t := range planned {
-		key.Transactions[i] = t.subject
-		key.Transactions[i].PayeeID, key.Transactions[i].PayeeName = "", strings.ToLower(t.payee)
-	}
-	fp, err := confirm.Fingerprint(planID, key)
-	if err != nil {
-		return "", fmt.Errorf("create_transactions: import ids: %w", err)
-	}
-	return importPrefix + fp[:16], nil
-}
-
-// importPrefix starts every import id avenir gives; YNAB's own start with "YNAB:".
-const importPrefix = "AVENIR:"
-
-// newTxChange is the journal's record of a transaction to create: the fields sent, import id
-// included. Its id is filled in from YNAB's answer.
+// newTxChange is the journal's record of a transaction to create: the fields sent. Its id is
+// filled in from YNAB's answer, or from reading YNAB (findEntered).
 func newTxChange(s ynab.SaveTransaction, label string) journal.Change {
 	after, _ := json.Marshal(s) // plain values: it cannot fail
 	return journal.Change{Kind: kindNewTx, Label: label, After: after}
@@ -371,173 +411,6 @@ func openAccount(p *ynab.Plan, arg, ref string) (*ynab.Account, error) {
 	return a, nil
 }
 
-// Creating transactions so that nothing is ever created twice. Each transaction carries an
-// import id; YNAB skips one whose import id it already holds on the account (and lists it in
-// duplicate_import_ids). So a POST may be repeated safely, and what a POST did is known by
-// looking the import ids up — in YNAB's answer, in the plan read before, or, when YNAB's answer
-// was lost, in the plan read again.
-
-// maxImportGenerations bounds how often a transaction is sent again under a new import id
-// because YNAB holds its import id only from transactions deleted since.
-const maxImportGenerations = 3
-
-// creation is what became of transactions avenir asked YNAB to create.
-type creation struct {
-	sent      []ynab.SaveTransaction     // as last sent
-	held      []*ynab.TransactionSummary // per transaction, the one YNAB holds under its import id; nil if none
-	already   int                        // how many YNAB held before this call's first POST
-	lost      bool                       // YNAB's answer to a POST was lost, and the plan was read back instead
-	knowledge int64                      // YNAB's server knowledge after the POST
-}
-
-// createByImportID creates txs (each with an import id) and finds each in YNAB afterwards. A
-// transaction YNAB skipped although no live transaction holds its import id — one held it and
-// was deleted since, and YNAB never reuses such an id — is sent again under the next
-// generation of its import id (":2", ":3"), so that deleting a transaction never keeps the
-// same call from creating it anew. The error is nil when YNAB answered, or when its answer was
-// lost and reading the plan back showed what it did.
-func (h *handlers) createByImportID(ctx context.Context, p *ynab.Plan, txs []ynab.SaveTransaction) (*creation, error) {
-	c := &creation{sent: append([]ynab.SaveTransaction(nil), txs...), held: make([]*ynab.TransactionSummary, len(txs))}
-	c.holdFrom(p.Transactions)
-	c.already = len(txs) - len(c.missing())
-	for gen := 1; ; gen++ {
-		todo := c.missing()
-		if len(todo) == 0 {
-			return c, nil
-		}
-		var err error
-		if p, err = h.postRound(ctx, p, c, todo); err != nil || c.lost || gen == maxImportGenerations {
-			return c, err
-		}
-		for _, i := range c.missing() {
-			c.sent[i].ImportID = ynab.Some(fmt.Sprintf("%s:%d", *txs[i].ImportID.Value, gen+1))
-		}
-	}
-}
-
-// postRound sends the transactions todo once and finds them afterwards, and returns the plan
-// as last read.
-func (h *handlers) postRound(ctx context.Context, p *ynab.Plan, c *creation, todo []int) (*ynab.Plan, error) {
-	batch := make([]ynab.SaveTransaction, len(todo))
-	for k, i := range todo {
-		batch[k] = c.sent[i]
-	}
-	res, postErr := h.YNAB.CreateTransactions(ctx, p.ID, batch)
-	var lost *ynab.NetError
-	if postErr != nil && !errors.As(postErr, &lost) {
-		return p, postErr // YNAB refused the POST: it wrote nothing
-	}
-	c.lost = postErr != nil
-	c.knowledge = max(c.knowledge, res.ServerKnowledge)
-	answered := make([]ynab.TransactionSummary, len(res.Transactions))
-	for i, t := range res.Transactions {
-		answered[i] = t.TransactionSummary
-	}
-	c.holdFrom(answered)
-	if len(c.missing()) == 0 {
-		return p, nil
-	}
-	fresh, err := h.YNAB.Plan(ctx, p.ID, ynab.Fresh)
-	switch {
-	case err != nil && c.lost:
-		return p, fmt.Errorf("YNAB's answer to the transactions was lost (%v), and reading the plan back failed too (%v): whether they were created is not known. "+
-			"Calling again with the same arguments is safe: their import ids keep YNAB from creating any of them twice", postErr, err)
-	case err != nil:
-		return p, fmt.Errorf("YNAB skipped %d transaction(s) as already there, and reading them back failed: %w", len(c.missing()), err)
-	}
-	c.holdFrom(fresh.Transactions)
-	if c.lost && len(c.missing()) == len(todo) {
-		return fresh, fmt.Errorf("%w; a read of the plan afterwards shows none of the transactions, so none was created: call again", postErr)
-	}
-	return fresh, nil
-}
-
-// holdFrom records the live transactions of ts that carry a missing transaction's import id
-// on its account.
-func (c *creation) holdFrom(ts []ynab.TransactionSummary) {
-	want := map[string]int{}
-	for _, i := range c.missing() {
-		want[*c.sent[i].ImportID.Value] = i
-	}
-	for k := range ts {
-		t := &ts[k]
-		if t.Deleted || t.ImportID == nil {
-			continue
-		}
-		if i, ok := want[*t.ImportID]; ok && t.AccountID == c.sent[i].AccountID {
-			c.held[i] = t
-		}
-	}
-}
-
-// missing lists the transactions not (yet) found in YNAB.
-func (c *creation) missing() []int {
-	var out []int
-	for i, t := range c.held {
-		if t == nil {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// ids lists the ids of the transactions found in YNAB.
-func (c *creation) ids() []string {
-	var out []string
-	for _, t := range c.held {
-		if t != nil {
-			out = append(out, t.ID)
-		}
-	}
-	return out
-}
-
-// note says what a person should know beyond "created": what was there already, and how the
-// outcome was learnt when YNAB's answer was lost.
-func (c *creation) note() string {
-	var parts []string
-	if c.already > 0 {
-		parts = append(parts, fmt.Sprintf("%d were already in YNAB from an earlier call with the same arguments, and were not created twice.", c.already))
-	}
-	if c.lost {
-		parts = append(parts, "YNAB's answer was lost; avenir read the plan back and found them there.")
-	}
-	return strings.Join(parts, " ")
-}
-
-// outcome is the journal's record of a creation whose planned changes were drafts: each
-// transaction found, with its id and its fields as YNAB holds them. When only some were created
-// it is partial, and its note names those that were not.
-func (c *creation) outcome(drafts []journal.Change, err error) (journal.Outcome, error) {
-	out := journal.Outcome{ServerKnowledge: c.knowledge, Note: c.note()}
-	for i, t := range c.held {
-		if t != nil {
-			out.Changes = append(out.Changes, createdChange(drafts[i], t))
-			out.CreatedIDs = append(out.CreatedIDs, t.ID)
-		}
-	}
-	missing := c.missing()
-	switch {
-	case len(missing) == 0:
-		return out, nil
-	case len(out.Changes) == 0 && err != nil:
-		return journal.Outcome{}, err
-	case len(out.Changes) == 0:
-		return journal.Outcome{}, errors.New("YNAB created none of the transactions: it still holds their import ids from transactions deleted since. " +
-			"Change a detail (the memo, say) to enter them anew")
-	}
-	names := make([]string, len(missing))
-	for k, i := range missing {
-		names[k] = drafts[i].Label
-	}
-	out.Partial = true
-	out.Note = strings.TrimSpace(fmt.Sprintf("%s %d transaction(s) were not created: %s.", out.Note, len(missing), strings.Join(names, "; ")))
-	if err != nil {
-		out.Note += fmt.Sprintf(" (%v)", err)
-	}
-	return out, err
-}
-
 // createdChange is the journal's record of a transaction created, from its draft: the fields
 // that were sent, with the values YNAB holds (a payee sent by name is recorded by the id YNAB
 // gave it, the import id as finally sent), so that undo and recovery compare like with like.
@@ -552,11 +425,4 @@ func createdChange(draft journal.Change, t *ynab.TransactionSummary) journal.Cha
 		after[k] = now[k]
 	}
 	return journal.Change{Kind: kindNewTx, ID: t.ID, Label: draft.Label, After: fieldsJSON(after)}
-}
-
-// countHeld counts the transactions of txs that p already holds under their import ids.
-func countHeld(p *ynab.Plan, txs []ynab.SaveTransaction) int {
-	c := &creation{sent: txs, held: make([]*ynab.TransactionSummary, len(txs))}
-	c.holdFrom(p.Transactions)
-	return len(txs) - len(c.missing())
 }

@@ -52,12 +52,22 @@ func createsExport(e *testEnv) ynab.PlanDetail {
 	return p
 }
 
-// createsMade returns the live transactions avenir created (their import ids start with AVENIR:).
+// createsMade returns the live transactions that are not in the sample plan: those avenir
+// entered.
 func createsMade(e *testEnv) []ynab.TransactionSummary {
 	e.t.Helper()
+	sample := map[string]bool{}
+	sb, _ := sandbox.NewTest(e.t, sandbox.Options{})
+	base, err := sb.Export(sandbox.PlanID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, t := range base.Transactions {
+		sample[t.ID] = true
+	}
 	var out []ynab.TransactionSummary
 	for _, t := range createsExport(e).Transactions {
-		if !t.Deleted && t.ImportID != nil && strings.HasPrefix(*t.ImportID, importPrefix) {
+		if !t.Deleted && !sample[t.ID] {
 			out = append(out, t)
 		}
 	}
@@ -141,7 +151,7 @@ func TestCreateTransactionsApplied(t *testing.T) {
 			ch := op.Changes[0]
 			after := createsFields(t, ch.After)
 			if ch.Kind != kindNewTx || ch.ID != tx.ID || ch.Before != nil || ch.Label != "2026-12-01 Coolblue 19.99" ||
-				after["payee_id"] != coolblue || after["payee_name"] != nil || after["import_id"] != *tx.ImportID ||
+				after["payee_id"] != coolblue || after["payee_name"] != nil || after["import_id"] != nil || tx.ImportID != nil ||
 				after["amount"] != float64(-19990) || after["cleared"] != "uncleared" || after["approved"] != true {
 				t.Fatalf("journaled change = %+v, after %v", ch, after)
 			}
@@ -205,8 +215,8 @@ func TestCreateTransactionsPreviewShowsTwenty(t *testing.T) {
 	}
 }
 
-// YNAB applies the POST but its answer is lost: avenir reads the plan back and finds it, and
-// a retry of the same call finds it too and creates nothing twice.
+// YNAB applies the POST but its answer is lost: avenir reads YNAB and finds the transaction by
+// what it sent; a retry of the same call finds it too, enters nothing twice and owns nothing.
 func TestCreateTransactionsLostAnswer(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	var first createdOut
@@ -215,27 +225,37 @@ func TestCreateTransactionsLostAnswer(t *testing.T) {
 	e.sb.InjectFault(sandbox.Fault{Method: "POST", DropAfter: true})
 	var out createdOut
 	e.ok("create_transactions", withArg(coolblueArgs, "confirmation", first.Confirmation), &out)
-	if c := e.sb.Counts(); out.Status != "applied" || !strings.Contains(out.Message, "YNAB's answer was lost; avenir read the plan back and found them there.") ||
-		c.Writes != 1 || c.Reads != 2 {
+	if c := e.sb.Counts(); out.Status != "applied" || !strings.Contains(out.Message, "YNAB's answer was lost; avenir read YNAB and found them there.") ||
+		c.Writes != 1 {
 		t.Fatalf("result %+v, counts %+v; want applied after one POST and a read back", out, c)
 	}
 	made := createsMade(e)
-	if op := e.onlyOperation(); len(made) != 1 || op.Status != journal.StatusApplied || !strings.Contains(op.Note, "answer was lost") ||
-		len(op.CreatedIDs) != 1 || op.CreatedIDs[0] != made[0].ID || op.Changes[0].ID != made[0].ID {
-		t.Fatalf("created %d, journal %+v", len(made), op)
+	op := e.onlyOperation()
+	if len(made) != 1 || op.Status != journal.StatusApplied || !op.ReadBack || op.Changes[0].ID != made[0].ID ||
+		op.Changes[0].Outcome != journal.OutcomeApplied || made[0].ImportID != nil {
+		t.Fatalf("created %+v, journal %+v", made, op)
 	}
 
-	// The same call again: the preview says it is there already, and nothing is created twice.
+	// The same call again: the preview says it is there already, and nothing is entered twice.
 	preview, again := createsApply(e, noElicit, "create_transactions", coolblueArgs)
 	wantPreview := "Create 1 transaction(s) on Betaalrekening?\n2026-12-01 Coolblue 19.99, Uncategorized\n" +
-		"1 of these are already in YNAB: an earlier call with the same arguments created them, and they will not be created twice."
+		"1 of these are already in YNAB: an earlier identical call entered them (YNAB's answer to it was lost), and they will not be entered twice."
 	if preview != wantPreview {
 		t.Fatalf("retry preview:\n%s\nwant:\n%s", preview, wantPreview)
 	}
 	if c := e.sb.Counts(); again.Status != "applied" || c.Writes != 0 || len(createsMade(e)) != 1 ||
 		len(again.TransactionIDs) != 1 || again.TransactionIDs[0] != made[0].ID ||
-		again.Message != "Created 0 new transaction(s) on Betaalrekening. 1 were already in YNAB from an earlier call with the same arguments, and were not created twice." {
+		again.Message != "Created 0 new transaction(s) on Betaalrekening; 1 were already in YNAB, entered by operation "+op.ID+", and were not entered again." {
 		t.Fatalf("retry %+v, counts %+v, %d created; want applied, nothing written, still one", again, c, len(createsMade(e)))
+	}
+	retry, err := e.journal.Get(again.OperationID)
+	if err != nil || retry.Changes[0].EnteredBy != op.ID {
+		t.Fatalf("retry journaled as %+v, %v; want its change entered by %s", retry, err, op.ID)
+	}
+	// Undoing the retry takes back nothing: the transaction is the first call's.
+	e.fails("undo_operation", map[string]any{"operation_id": again.OperationID}, "nothing is left to undo")
+	if len(createsMade(e)) != 1 {
+		t.Fatal("undoing the retry deleted what the first call entered")
 	}
 }
 
@@ -244,8 +264,8 @@ func TestCreateTransactionsLostAnswer(t *testing.T) {
 func TestCreateTransactionsLostRequest(t *testing.T) {
 	e := newEnv(t, envOptions{kind: modernYes})
 	e.sb.InjectFault(sandbox.Fault{Method: "POST", Drop: true})
-	e.fails("create_transactions", coolblueArgs, "a read of the plan afterwards shows none of the transactions, so none was created: call again")
-	if op := e.onlyOperation(); op.Status != journal.StatusFailed || len(createsMade(e)) != 0 {
+	e.fails("create_transactions", coolblueArgs, "A read of YNAB afterwards shows none of it there: nothing was written")
+	if op := e.onlyOperation(); op.Status != journal.StatusFailed || len(createsMade(e)) != 0 || op.Changes[0].Outcome != journal.OutcomeNotApplied {
 		t.Fatalf("journal %+v, %d created; want a failure and nothing created", op, len(createsMade(e)))
 	}
 	var out createdOut
@@ -255,43 +275,33 @@ func TestCreateTransactionsLostRequest(t *testing.T) {
 	}
 }
 
-// When the answer is lost and the plan cannot be read back either, the outcome is unknown and
-// the error says so; repeating the same creation is safe.
-func TestCreateByImportIDUnknownOutcome(t *testing.T) {
-	e := newEnv(t, envOptions{kind: noElicit})
-	h := &handlers{Deps: Deps{YNAB: e.client}}
-	ctx := context.Background()
-	p, err := e.client.Plan(ctx, sandbox.PlanID, ynab.Fresh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	txs := []ynab.SaveTransaction{{ImportID: ynab.Some("AVENIR:test:0"), AccountID: createsID(e, "Contant"), Date: "2026-12-01",
-		Amount: ynab.Some(int64(-5000)), PayeeName: ynab.Some("Markt")}}
+// When the answer is lost and YNAB cannot be read back either, the outcome is unknown: the
+// operation stays prepared and the error says exactly that. The next identical call settles it
+// by reading YNAB, finds the transaction there, and enters nothing twice.
+func TestCreateTransactionsUnknownOutcome(t *testing.T) {
+	e := newEnv(t, envOptions{kind: modernYes})
+	var accounts map[string]any
+	e.ok("list_accounts", map[string]any{}, &accounts) // the plan as last read serves the preview
 	e.sb.InjectFault(sandbox.Fault{Method: "POST", DropAfter: true})
-	e.sb.InjectFault(sandbox.Fault{Method: "GET", Status: 503, Count: 4}) // every try of the read back
-	c, err := h.createByImportID(ctx, p, txs)
-	if err == nil || !strings.Contains(err.Error(), "whether they were created is not known") || !strings.Contains(err.Error(), "safe") {
-		t.Fatalf("err = %v, want the outcome called unknown", err)
-	}
-	if _, oerr := c.outcome([]journal.Change{newTxChange(txs[0], "x")}, err); oerr == nil {
-		t.Fatal("an unknown outcome was recorded as a success")
-	}
-	if len(createsMade(e)) != 1 {
-		t.Fatal("the dropped POST should have landed in the sandbox")
-	}
-	p, err = e.client.Plan(ctx, sandbox.PlanID, ynab.Fresh)
-	if err != nil {
-		t.Fatal(err)
+	// The fresh read before the write goes through; every try of the read back fails.
+	e.sb.InjectFault(sandbox.Fault{Method: "GET", Skip: 1, Status: 503, Count: 4})
+	e.fails("create_transactions", coolblueArgs, "whether the change was made is not known")
+	op := e.onlyOperation()
+	if op.Status != journal.StatusPrepared || op.Changes[0].Outcome != journal.OutcomeUnknown || len(createsMade(e)) != 1 {
+		t.Fatalf("journal %+v, %d in the sandbox; want prepared, unknown, and the POST landed", op, len(createsMade(e)))
 	}
 	e.sb.ResetCounts()
-	c, err = h.createByImportID(ctx, p, txs)
-	if err != nil || c.already != 1 || len(c.ids()) != 1 || e.writes() != 0 || len(createsMade(e)) != 1 {
-		t.Fatalf("repeat: err %v, %+v, %d writes; want it found without a write", err, c, e.writes())
+	var out createdOut
+	e.ok("create_transactions", coolblueArgs, &out)
+	first, _ := e.journal.Get(op.ID)
+	if c := e.sb.Counts(); out.Status != "applied" || c.Writes != 0 || len(createsMade(e)) != 1 ||
+		first.Status != journal.StatusApplied || first.Changes[0].ID != createsMade(e)[0].ID {
+		t.Fatalf("retry %+v, counts %+v, first now %+v; want the first settled as applied and nothing written again", out, c, first)
 	}
 }
 
-// A transaction avenir created and someone deleted since (an undo, say) is created anew by the
-// same call: YNAB never reuses a deleted transaction's import id, so it gets the next one.
+// A transaction avenir entered and someone deleted since (an undo, say) is entered anew by the
+// same call: the earlier one is gone, so nothing stands for it.
 func TestCreateTransactionsAfterDeletion(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	_, first := createsApply(e, noElicit, "create_transactions", coolblueArgs)
@@ -303,13 +313,8 @@ func TestCreateTransactionsAfterDeletion(t *testing.T) {
 		t.Fatalf("preview says a deleted transaction is there:\n%s", preview)
 	}
 	made := createsMade(e)
-	if c := e.sb.Counts(); out.Status != "applied" || len(made) != 1 || made[0].ID == first.TransactionIDs[0] ||
-		!strings.HasSuffix(*made[0].ImportID, ":0:2") || c.Writes != 2 || c.Reads != 2 {
-		t.Fatalf("result %+v, created %+v, counts %+v; want a new transaction under the next import id", out, made, c)
-	}
-	ops, _ := e.journal.List(journal.Filter{})
-	if after := createsFields(t, ops[0].Changes[0].After); after["import_id"] != *made[0].ImportID {
-		t.Fatalf("journaled import id %v, want %s", after["import_id"], *made[0].ImportID)
+	if c := e.sb.Counts(); out.Status != "applied" || len(made) != 1 || made[0].ID == first.TransactionIDs[0] || c.Writes != 1 {
+		t.Fatalf("result %+v, created %+v, counts %+v; want a new transaction", out, made, c)
 	}
 }
 

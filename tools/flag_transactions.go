@@ -54,37 +54,36 @@ func (h *handlers) flagTransactions(ctx context.Context, req *mcp.CallToolReques
 		}
 		colors[i], ids[i] = c, f.TransactionID
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	txs, err := transactionsByID(p, "flags", ids)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	w := &write{plan: p, tool: flagTransactionsTool.Name}
-	var subject []reflag
-	var save []ynab.SaveTransaction
-	for i, t := range txs {
-		before, after := flagOf(t), colors[i]
-		if before == after {
-			continue
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		txs, err := transactionsByID(p, "flags", ids)
+		if err != nil {
+			return nil, err
 		}
-		subject = append(subject, reflag{TransactionID: t.ID, Color: after})
-		save = append(save, ynab.SaveTransaction{ID: t.ID, FlagColor: ynab.Some(flagWire(after))})
-		label := txLabel(p, t)
-		w.lines = append(w.lines, fmt.Sprintf("%s: %s → %s", label, before, after))
-		w.changes = append(w.changes, editChange(t.ID, label, "flag_color", flagJournal(before), flagJournal(after)))
+		w := &write{plan: p, tool: flagTransactionsTool.Name}
+		var subject []reflag
+		var save []ynab.SaveTransaction
+		for i, t := range txs {
+			before, after := flagOf(t), colors[i]
+			if before == after {
+				continue
+			}
+			subject = append(subject, reflag{TransactionID: t.ID, Color: after})
+			save = append(save, ynab.SaveTransaction{ID: t.ID, FlagColor: ynab.Some(flagWire(after))})
+			label := txLabel(p, t)
+			w.lines = append(w.lines, fmt.Sprintf("%s: %s → %s", label, before, after))
+			w.changes = append(w.changes, editChange(t.ID, label, "flag_color", flagJournal(before), flagJournal(after)))
+		}
+		if len(subject) == 0 {
+			return nil, errors.New("flags: every transaction named already has the flag given: nothing to change")
+		}
+		w.subject = subject
+		w.first = fmt.Sprintf("Change the flag of %d transaction(s)?", len(subject))
+		w.apply = h.patchEdits(p.ID, save)
+		return w, nil
 	}
-	if len(subject) == 0 {
-		return nil, writeOut{}, errors.New("flags: every transaction named already has the flag given: nothing to change")
-	}
-	w.subject = subject
-	w.first = fmt.Sprintf("Change the flag of %d transaction(s)?", len(subject))
-	w.apply = h.patchEdits(p.ID, save)
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // flagColor reads a colour argument: one of YNAB's flag colours or "none", in any case.

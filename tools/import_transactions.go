@@ -35,26 +35,28 @@ type importSubject struct {
 var importFields = []string{"account_id", "date", "amount", "payee_id", "category_id", "memo", "cleared", "approved", "flag_color", "import_id"}
 
 func (h *handlers) importTransactions(ctx context.Context, req *mcp.CallToolRequest, in importTransactionsIn) (*mcp.CallToolResult, createdOut, error) {
-	// An import changes nothing that exists, so there is no before-state to read fresh: the
-	// plan is only needed for its id, and what came in is read after the import.
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
-	if err != nil {
-		return nil, createdOut{}, err
-	}
-	var subject importSubject
-	for _, a := range p.Accounts {
-		if a.DirectImportLinked && !a.Closed && !a.Deleted {
-			subject.LinkedAccountIDs = append(subject.LinkedAccountIDs, a.ID)
+	// An import changes nothing that exists: the plan is needed for its linked accounts, and
+	// what came in is read after the import.
+	var (
+		subject importSubject
+		got     journal.Outcome
+	)
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		subject = importSubject{}
+		for _, a := range p.Accounts {
+			if a.DirectImportLinked && !a.Closed && !a.Deleted {
+				subject.LinkedAccountIDs = append(subject.LinkedAccountIDs, a.ID)
+			}
 		}
+		w := &write{plan: p, tool: importTransactionsTool.Name, subject: subject, first: "Import transactions from linked accounts?"}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+			var err error
+			got, err = h.importAndRead(ctx, p.ID)
+			return got, err
+		}
+		return w, nil
 	}
-	var got journal.Outcome
-	w := &write{plan: p, tool: importTransactionsTool.Name, subject: subject, first: "Import transactions from linked accounts?"}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		var err error
-		got, err = h.importAndRead(ctx, p.ID)
-		return got, err
-	}
-	res, out, err := h.applyUnconfirmed(ctx, req, w)
+	res, out, err := h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.Recent)
 	result := createdOut{writeOut: out, TransactionIDs: got.CreatedIDs}
 	if out.Status == "applied" {
 		result.Message = importMessage(got, len(subject.LinkedAccountIDs))

@@ -57,7 +57,7 @@ func TestImportTransactions(t *testing.T) {
 func TestImportTransactionsRefused(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	e.sb.InjectFault(sandbox.Fault{Method: "POST", Status: 503})
-	e.fails("import_transactions", map[string]any{}, "YNAB is failing right now")
+	e.fails("import_transactions", map[string]any{}, "Whether YNAB did anything is not known")
 	if op := e.onlyOperation(); op.Status != journal.StatusFailed || op.ConfirmedVia != "none" {
 		t.Fatalf("journal = %+v", op)
 	}

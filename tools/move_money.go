@@ -2,8 +2,8 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,32 +57,31 @@ func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in m
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		m, err := h.planMove(ctx, p, month, in)
+		if err != nil {
+			return nil, err
+		}
+		w := &write{
+			plan:    p,
+			tool:    moveMoneyTool.Name,
+			subject: moveSubject{FromCategoryID: m.from.ID, ToCategoryID: m.to.ID, Month: month, Amount: m.amount},
+			first:   fmt.Sprintf("Move %s from %s to %s for %s?", m.plain(m.amount), m.from.Name, m.to.Name, month),
+			lines: []string{
+				fmt.Sprintf("%s: %s → %s", m.from.Name, m.plain(m.fromBefore), m.plain(m.fromAfter())),
+				fmt.Sprintf("%s: %s → %s", m.to.Name, m.plain(m.toBefore), m.plain(m.toAfter())),
+			},
+			changes: []journal.Change{
+				assignedChange(p, m.from, month, m.fromBefore, m.fromAfter()),
+				assignedChange(p, m.to, month, m.toBefore, m.toAfter()),
+			},
+		}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyMove(ctx, m, w.changes) }
+		return w, nil
 	}
-	m, err := h.planMove(ctx, p, month, in)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	w := &write{
-		plan:    p,
-		tool:    moveMoneyTool.Name,
-		subject: moveSubject{FromCategoryID: m.from.ID, ToCategoryID: m.to.ID, Month: month, Amount: m.amount},
-		first:   fmt.Sprintf("Move %s from %s to %s for %s?", m.plain(m.amount), m.from.Name, m.to.Name, month),
-		lines: []string{
-			fmt.Sprintf("%s: %s → %s", m.from.Name, m.plain(m.fromBefore), m.plain(m.fromAfter())),
-			fmt.Sprintf("%s: %s → %s", m.to.Name, m.plain(m.toBefore), m.plain(m.toAfter())),
-		},
-		changes: []journal.Change{
-			assignedChange(p, m.from, month, m.fromBefore, m.fromAfter()),
-			assignedChange(p, m.to, month, m.toBefore, m.toAfter()),
-		},
-	}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyMove(ctx, m, w.changes[0]) }
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // planMove resolves and checks a move's arguments and reads what both categories have
@@ -121,40 +120,21 @@ func (h *handlers) planMove(ctx context.Context, p *ynab.Plan, month string, in 
 }
 
 // applyMove makes the move with two PATCHes, the from-category first: YNAB has no request that
-// changes two categories at once. If the second fails, the first is put back, so that no money
-// appears or vanishes; if that fails too, the outcome is partial, its only change the one that
-// stayed written, and its note says what each category holds.
-func (h *handlers) applyMove(ctx context.Context, m move, taken journal.Change) (journal.Outcome, error) {
-	if _, err := h.assignLanded(ctx, m.planID, m.month, m.from.ID, m.fromAfter()); err != nil {
-		return journal.Outcome{}, fmt.Errorf("taking %s out of %s: %w", m.plain(m.amount), m.from.Name, err)
+// changes two categories at once. Each change is marked applied as YNAB's answer shows it. When
+// a request fails, nothing is put back: the write path reads YNAB and records what each
+// category holds, and the result says it, so that the person decides (undo_operation takes back
+// what landed).
+func (h *handlers) applyMove(ctx context.Context, m move, changes []journal.Change) (journal.Outcome, error) {
+	out := journal.Outcome{Changes: slices.Clone(changes)}
+	if _, err := h.YNAB.UpdateMonthCategory(ctx, m.planID, m.month, m.from.ID, m.fromAfter()); err != nil {
+		return out, fmt.Errorf("taking %s out of %s: %w", m.plain(m.amount), m.from.Name, err)
 	}
-	k, addErr := h.assignLanded(ctx, m.planID, m.month, m.to.ID, m.toAfter())
-	if addErr == nil {
-		return journal.Outcome{ServerKnowledge: k}, nil
+	out.Changes[0].Outcome = journal.OutcomeApplied
+	res, err := h.YNAB.UpdateMonthCategory(ctx, m.planID, m.month, m.to.ID, m.toAfter())
+	if err != nil {
+		return out, fmt.Errorf("adding %s to %s: %w", m.plain(m.amount), m.to.Name, err)
 	}
-	_, backErr := h.assignLanded(ctx, m.planID, m.month, m.from.ID, m.fromBefore)
-	if backErr == nil {
-		return journal.Outcome{}, fmt.Errorf("%s was taken out of %s, but adding it to %s failed (%v); %s was put back to %s assigned for %s, so nothing was moved",
-			m.plain(m.amount), m.from.Name, m.to.Name, addErr, m.from.Name, m.plain(m.fromBefore), m.month)
-	}
-	note := fmt.Sprintf("for %s, %s now has %s assigned (it had %s) and %s still has %s: the %s taken out of %s was not added to %s (%v), "+
-		"and putting it back failed too (%v). In YNAB, add %s to %s to finish the move, or add it back to %s",
-		m.month, m.from.Name, m.plain(m.fromAfter()), m.plain(m.fromBefore), m.to.Name, m.plain(m.toBefore), m.plain(m.amount),
-		m.from.Name, m.to.Name, addErr, backErr, m.plain(m.amount), m.to.Name, m.from.Name)
-	return journal.Outcome{Changes: []journal.Change{taken}, Partial: true, Note: note}, errors.New(note)
-}
-
-// assignLanded sets a category's assigned amount for a month and returns YNAB's server
-// knowledge. When the connection breaks before YNAB answers, the write may or may not have
-// landed, and a move must know which before it puts anything back: one GET of the category
-// tells.
-func (h *handlers) assignLanded(ctx context.Context, planID, month, categoryID string, amount int64) (int64, error) {
-	res, err := h.YNAB.UpdateMonthCategory(ctx, planID, month, categoryID, amount)
-	var lost *ynab.NetError
-	if errors.As(err, &lost) {
-		if c, getErr := h.YNAB.GetMonthCategory(ctx, planID, month, categoryID); getErr == nil && c.Budgeted == amount {
-			return 0, nil
-		}
-	}
-	return res.ServerKnowledge, err
+	out.Changes[1].Outcome = journal.OutcomeApplied
+	out.ServerKnowledge = res.ServerKnowledge
+	return out, nil
 }

@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 )
@@ -39,28 +39,33 @@ type reconcileSubject struct {
 const adjustmentPayee = "Reconciliation Balance Adjustment"
 
 func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolRequest, in reconcileAccountIn) (*mcp.CallToolResult, writeOut, error) {
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	acct, err := openAccount(p, "account", in.Account)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	digits := Digits(currency(p))
-	bank, err := in.BankBalance.Milliunits(digits)
-	if err != nil {
-		return nil, writeOut{}, fmt.Errorf("bank_balance: %w", err)
-	}
-	w, err := h.reconcileWrite(p, acct, bank, h.Now().UTC())
-	if err != nil {
-		return nil, writeOut{}, err
+	var (
+		acct *ynab.Account
+		bank int64
+		cf   *ynab.CurrencyFormat
+	)
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		var err error
+		if acct, err = openAccount(p, "account", in.Account); err != nil {
+			return nil, err
+		}
+		digits := Digits(currency(p))
+		cf = currency(p)
+		bank, err = in.BankBalance.Milliunits(digits)
+		if err != nil {
+			return nil, fmt.Errorf("bank_balance: %w", err)
+		}
+		w, err := h.reconcileWrite(p, acct, bank, h.Now().UTC())
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 	if out.Status == "applied" {
-		out.Message = fmt.Sprintf("%s is reconciled at %s.", acct.Name, FormatCurrency(bank, currency(p)))
+		out.Message = fmt.Sprintf("%s is reconciled at %s.", acct.Name, FormatCurrency(bank, cf))
 	}
 	return res, out, err
 }
@@ -101,24 +106,17 @@ func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, 
 		label, categoryShort(p, adj.CategoryID.Value), FormatPlain(acct.ClearedBalance, digits), FormatPlain(bank, digits)))
 	w.changes = append([]journal.Change{newTxChange(adj, label)}, w.changes...)
 	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		return h.adjustAndReconcile(ctx, p, w.changes, adj, marks)
+		return h.adjustAndReconcile(ctx, p, w.changes, marks)
 	}
 	return w, nil
 }
 
 // adjustment is the transaction that brings the cleared balance to the bank's, as YNAB enters
 // it: cleared, approved, to "Reconciliation Balance Adjustment", and on a budget account in
-// Ready to Assign. Its import id comes from the subject and the day, so a repeat cannot enter it
-// twice.
+// Ready to Assign. It is entered as a person would, without an import id: a repeat finds the
+// difference already 0.
 func adjustment(p *ynab.Plan, acct *ynab.Account, s reconcileSubject, today string) (ynab.SaveTransaction, error) {
-	fp, err := confirm.Fingerprint(p.ID, struct {
-		Subject reconcileSubject `json:"subject"`
-		Date    string           `json:"date"`
-	}{s, today})
-	if err != nil {
-		return ynab.SaveTransaction{}, fmt.Errorf("reconcile_account: import id: %w", err)
-	}
-	adj := ynab.SaveTransaction{ImportID: ynab.Some(importPrefix + fp[:16] + ":0"), AccountID: acct.ID, Date: today,
+	adj := ynab.SaveTransaction{AccountID: acct.ID, Date: today,
 		Amount: ynab.Some(s.Difference), Cleared: ynab.Cleared, Approved: ynab.Some(true)}
 	if y, err := existingPayee(p, "payee", adjustmentPayee); err == nil && y != nil {
 		adj.PayeeID = ynab.Some(y.ID)
@@ -139,26 +137,25 @@ func adjustment(p *ynab.Plan, acct *ynab.Account, s reconcileSubject, today stri
 // adjustAndReconcile enters the adjustment, then marks it and the cleared transactions
 // reconciled. When the marking fails after the adjustment was entered, the outcome is partial:
 // the adjustment stays (the cleared balance now matches the bank's), and calling again finishes.
-func (h *handlers) adjustAndReconcile(ctx context.Context, p *ynab.Plan, drafts []journal.Change, adj ynab.SaveTransaction, marks []ynab.SaveTransaction) (journal.Outcome, error) {
-	c, err := h.createByImportID(ctx, p, []ynab.SaveTransaction{adj})
-	entered, err := c.outcome(drafts[:1], err)
+func (h *handlers) adjustAndReconcile(ctx context.Context, p *ynab.Plan, changes []journal.Change, marks []ynab.SaveTransaction) (journal.Outcome, error) {
+	out := journal.Outcome{Changes: slices.Clone(changes)}
+	k, err := h.enterTransactions(ctx, p.ID, out.Changes[:1])
 	if err != nil {
-		return entered, err
+		return out, err
 	}
-	res, err := h.YNAB.UpdateTransactions(ctx, p.ID, append(marks, ynab.SaveTransaction{ID: c.held[0].ID, Cleared: ynab.Reconciled}))
+	out.ServerKnowledge = k
+	id := out.Changes[0].ID
+	res, err := h.YNAB.UpdateTransactions(ctx, p.ID, append(marks, ynab.SaveTransaction{ID: id, Cleared: ynab.Reconciled}))
 	if err != nil {
-		entered.Partial = true
-		entered.Note = fmt.Sprintf("The adjustment %s was entered, but YNAB did not confirm marking the %d cleared transaction(s) reconciled (%v). "+
-			"Call reconcile_account again with the same bank balance to finish: the difference is now 0.", drafts[0].Label, len(marks), err)
-		return entered, err
+		return out, fmt.Errorf("the adjustment %s was entered, but marking the %d cleared transaction(s) reconciled failed: %w", changes[0].Label, len(marks), err)
 	}
 	// The adjustment ends reconciled too: record it as YNAB holds it now.
 	for _, t := range res.Transactions {
-		if t.ID == c.held[0].ID {
-			entered.Changes[0] = createdChange(drafts[0], &t.TransactionSummary)
+		if t.ID == id {
+			out.Changes[0] = createdChange(changes[0], &t.TransactionSummary)
+			out.Changes[0].Outcome = journal.OutcomeApplied
 		}
 	}
-	entered.Changes = append(entered.Changes, drafts[1:]...)
-	entered.ServerKnowledge = res.ServerKnowledge
-	return entered, nil
+	out.ServerKnowledge = res.ServerKnowledge
+	return out, nil
 }

@@ -82,7 +82,7 @@ func TestReconcileAccountWithAdjustment(t *testing.T) {
 				t.Fatalf("journal = %+v", op)
 			}
 			adj := createsFields(t, op.Changes[0].After)
-			if op.Changes[0].Kind != kindNewTx || op.Changes[0].ID != made[0].ID || adj["cleared"] != "reconciled" || adj["import_id"] != *made[0].ImportID {
+			if op.Changes[0].Kind != kindNewTx || op.Changes[0].ID != made[0].ID || adj["cleared"] != "reconciled" || adj["import_id"] != nil || made[0].ImportID != nil {
 				t.Fatalf("journaled adjustment = %+v", op.Changes[0])
 			}
 			for _, ch := range op.Changes[1:] {
@@ -118,14 +118,15 @@ func TestReconcileAccountMarkingFails(t *testing.T) {
 	e := newEnv(t, envOptions{kind: modernYes})
 	args := reconcileArgs(e, -500)
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", Status: 503})
-	msg := e.fails("reconcile_account", args, "only part of the change was written: The adjustment 2026-12-02 Reconciliation Balance Adjustment 0.50 was entered, "+
-		"but YNAB did not confirm marking the 49 cleared transaction(s) reconciled")
-	if !strings.Contains(msg, "Call reconcile_account again with the same bank balance to finish") {
+	msg := e.fails("reconcile_account", args, "Only part of the change is in YNAB (the adjustment 2026-12-02 Reconciliation Balance Adjustment 0.50 was entered, "+
+		"but marking the 49 cleared transaction(s) reconciled failed")
+	if !strings.Contains(msg, "In YNAB now: 2026-12-02 Reconciliation Balance Adjustment 0.50") || !strings.Contains(msg, "ask for the missing part again") {
 		t.Fatalf("error = %q", msg)
 	}
 	made := createsMade(e)
 	op := e.onlyOperation()
-	if len(made) != 1 || made[0].Cleared != ynab.Cleared || op.Status != journal.StatusPartial || len(op.Changes) != 1 || op.Changes[0].ID != made[0].ID {
+	if len(made) != 1 || made[0].Cleared != ynab.Cleared || op.Status != journal.StatusPartial || len(op.Changes) != 50 || op.Changes[0].ID != made[0].ID ||
+		op.Changes[0].Outcome != journal.OutcomeApplied || op.Changes[1].Outcome != journal.OutcomeNotApplied {
 		t.Fatalf("adjustment %+v, journal %+v", made, op)
 	}
 	var out createdOut

@@ -38,6 +38,32 @@ func (h *handlers) plan(ctx context.Context, ref string, f ynab.Freshness) (*yna
 	return p, err
 }
 
+// planID resolves a plan reference (an id, a name, or empty for the default) to the plan's id,
+// reading YNAB only when an alias such as "last-used" has not been resolved yet.
+func (h *handlers) planID(ctx context.Context, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		ref = h.DefaultPlan
+	}
+	if ref == "" {
+		ref = "last-used"
+	}
+	switch {
+	case uuidLike.MatchString(ref):
+		return ref, nil
+	case ref != "last-used" && ref != "default":
+		return h.planByName(ctx, ref)
+	}
+	if id, ok := h.YNAB.PlanIDOf(ref); ok {
+		return id, nil
+	}
+	p, err := h.plan(ctx, ref, ynab.Recent)
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}
+
 // planByName maps a plan name to its id (GET /plans once per process; again if the name is new).
 func (h *handlers) planByName(ctx context.Context, name string) (string, error) {
 	key := strings.ToLower(name)

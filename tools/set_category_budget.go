@@ -37,40 +37,39 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	cat, err := spendableCategory(p, "category", in.Category)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	amount, err := in.Amount.Milliunits(Digits(currency(p)))
-	if err != nil {
-		return nil, writeOut{}, fmt.Errorf("amount: %w", err)
-	}
-	before, err := h.assigned(ctx, p, month, cat.ID)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	if before == amount && !confirming(req, in.Confirmation) {
-		return nil, writeOut{}, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
-	}
-	digits := Digits(currency(p))
-	w := &write{
-		plan:    p,
-		tool:    setCategoryBudgetTool.Name,
-		subject: budgetSubject{CategoryID: cat.ID, Month: month, Amount: amount},
-		first:   fmt.Sprintf("Budget %s for %s: %s → %s?", cat.Name, month, FormatPlain(before, digits), FormatPlain(amount, digits)),
-		changes: []journal.Change{assignedChange(p, cat, month, before, amount)},
-		apply: func(ctx context.Context) (journal.Outcome, error) {
-			res, err := h.YNAB.UpdateMonthCategory(ctx, p.ID, month, cat.ID, amount)
-			return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
-		},
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		cat, err := spendableCategory(p, "category", in.Category)
+		if err != nil {
+			return nil, err
+		}
+		amount, err := in.Amount.Milliunits(Digits(currency(p)))
+		if err != nil {
+			return nil, fmt.Errorf("amount: %w", err)
+		}
+		before, err := h.assigned(ctx, p, month, cat.ID)
+		if err != nil {
+			return nil, err
+		}
+		if before == amount && !confirming(req, in.Confirmation) {
+			return nil, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
+		}
+		digits := Digits(currency(p))
+		w := &write{
+			plan:    p,
+			tool:    setCategoryBudgetTool.Name,
+			subject: budgetSubject{CategoryID: cat.ID, Month: month, Amount: amount},
+			first:   fmt.Sprintf("Budget %s for %s: %s → %s?", cat.Name, month, FormatPlain(before, digits), FormatPlain(amount, digits)),
+			changes: []journal.Change{assignedChange(p, cat, month, before, amount)},
+			apply: func(ctx context.Context) (journal.Outcome, error) {
+				res, err := h.YNAB.UpdateMonthCategory(ctx, p.ID, month, cat.ID, amount)
+				return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
+			},
+		}
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // assigned is what a category has assigned for a month: from the snapshot, or for a month

@@ -75,47 +75,46 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 	if err := checkTargetArgs(&in); err != nil {
 		return nil, writeOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	cat, err := spendableCategory(p, "category", in.Category)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	s, err := h.targetSubjectOf(p, cat, in)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	digits := Digits(currency(p))
-	before := targetOf(cat)
-	after := before.after(s)
-	if bytes.Equal(before.fields(), after.fields()) && !confirming(req, in.Confirmation) {
-		return nil, writeOut{}, fmt.Errorf("%s already has that target (%s): nothing to change", cat.Name, before.words(digits))
-	}
-	w := &write{
-		plan:    p,
-		tool:    setCategoryTargetTool.Name,
-		subject: s,
-		first:   fmt.Sprintf("Set the target of %s: %s → %s?", cat.Name, before.words(digits), after.words(digits)),
-		changes: []journal.Change{{
-			Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
-			Before: before.fields(), After: sentFields(s),
-		}},
-	}
-	if !before.restorable() && !before.keepsKind(s) {
-		w.notes = append(w.notes, fmt.Sprintf("Warning: undo could not restore the current target of %s (%s) exactly: YNAB's API cannot create a target of that kind.",
-			cat.Name, before.words(digits)))
-	}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, s.save())
-		ch := w.changes[0]
-		ch.After = targetOf(&res.Category).fields()
-		return journal.Outcome{Changes: []journal.Change{ch}, ServerKnowledge: res.ServerKnowledge}, err
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		cat, err := spendableCategory(p, "category", in.Category)
+		if err != nil {
+			return nil, err
+		}
+		s, err := h.targetSubjectOf(p, cat, in)
+		if err != nil {
+			return nil, err
+		}
+		digits := Digits(currency(p))
+		before := targetOf(cat)
+		after := before.after(s)
+		if bytes.Equal(before.fields(), after.fields()) && !confirming(req, in.Confirmation) {
+			return nil, fmt.Errorf("%s already has that target (%s): nothing to change", cat.Name, before.words(digits))
+		}
+		w := &write{
+			plan:    p,
+			tool:    setCategoryTargetTool.Name,
+			subject: s,
+			first:   fmt.Sprintf("Set the target of %s: %s → %s?", cat.Name, before.words(digits), after.words(digits)),
+			changes: []journal.Change{{
+				Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+				Before: before.fields(), After: sentFields(s),
+			}},
+		}
+		if !before.restorable() && !before.keepsKind(s) {
+			w.notes = append(w.notes, fmt.Sprintf("Warning: undo could not restore the current target of %s (%s) exactly: YNAB's API cannot create a target of that kind.",
+				cat.Name, before.words(digits)))
+		}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, s.save())
+			ch := w.changes[0]
+			ch.After = targetOf(&res.Category).fields()
+			return journal.Outcome{Changes: []journal.Change{ch}, ServerKnowledge: res.ServerKnowledge}, err
+		}
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // checkTargetArgs refuses the combinations of arguments that describe no target YNAB's API can

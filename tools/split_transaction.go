@@ -56,55 +56,54 @@ func (h *handlers) splitTransaction(ctx context.Context, req *mcp.CallToolReques
 	if len(in.Lines) < 2 {
 		return nil, writeOut{}, fmt.Errorf("lines: a split needs at least 2 lines, got %d; to give the whole transaction one category, use apply_categories", len(in.Lines))
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	t, err := splittable(p, in.TransactionID)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	digits := Digits(currency(p))
-	lines := make([]splitLine, len(in.Lines))
-	w := &write{plan: p, tool: splitTransactionTool.Name, notes: []string{splitWarning}}
-	var sum int64
-	for i, l := range in.Lines {
-		line, cat, err := readSplitLine(p, i, l)
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		t, err := splittable(p, in.TransactionID)
 		if err != nil {
-			return nil, writeOut{}, err
+			return nil, err
 		}
-		var ok bool
-		if sum, ok = addMilliunits(sum, line.Amount); !ok {
-			return nil, writeOut{}, errors.New("lines: the amounts are too large to add up; check them")
+		digits := Digits(currency(p))
+		lines := make([]splitLine, len(in.Lines))
+		w := &write{plan: p, tool: splitTransactionTool.Name, notes: []string{splitWarning}}
+		var sum int64
+		for i, l := range in.Lines {
+			line, cat, err := readSplitLine(p, i, l)
+			if err != nil {
+				return nil, err
+			}
+			var ok bool
+			if sum, ok = addMilliunits(sum, line.Amount); !ok {
+				return nil, errors.New("lines: the amounts are too large to add up; check them")
+			}
+			lines[i] = line
+			text := fmt.Sprintf("%s %s", cat.Name, FormatFlow(line.Amount, digits))
+			if line.Memo != nil {
+				text += fmt.Sprintf(" (memo: %s)", *line.Memo)
+			}
+			w.lines = append(w.lines, text)
 		}
-		lines[i] = line
-		text := fmt.Sprintf("%s %s", cat.Name, FormatFlow(line.Amount, digits))
-		if line.Memo != nil {
-			text += fmt.Sprintf(" (memo: %s)", *line.Memo)
+		if sum != t.Amount {
+			return nil, splitSumError(t.Amount, sum, digits)
 		}
-		w.lines = append(w.lines, text)
-	}
-	if sum != t.Amount {
-		return nil, writeOut{}, splitSumError(t.Amount, sum, digits)
-	}
-	w.subject = splitSubject{TransactionID: t.ID, Lines: lines}
-	label := txLabel(p, t)
-	w.first = fmt.Sprintf("Split %s into %d lines?", label, len(lines))
-	w.changes = []journal.Change{{
-		Kind: kindTransaction, ID: t.ID, Label: label,
-		Before: fieldsJSON(map[string]any{"category_id": t.CategoryID}),
-		After:  fieldsJSON(map[string]any{"category_id": nil, "subtransactions": lines}),
-	}}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		res, err := h.YNAB.UpdateTransaction(ctx, p.ID, t.ID, splitSave(t, lines))
-		if err != nil {
-			return journal.Outcome{}, err
+		w.subject = splitSubject{TransactionID: t.ID, Lines: lines}
+		label := txLabel(p, t)
+		w.first = fmt.Sprintf("Split %s into %d lines?", label, len(lines))
+		w.changes = []journal.Change{{
+			Kind: kindTransaction, ID: t.ID, Label: label,
+			Before: fieldsJSON(map[string]any{"category_id": t.CategoryID}),
+			After:  fieldsJSON(map[string]any{"category_id": nil, "subtransactions": lines}),
+		}}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+			res, err := h.YNAB.UpdateTransaction(ctx, p.ID, t.ID, splitSave(t, lines))
+			if err != nil {
+				return journal.Outcome{}, err
+			}
+			return splitOutcome(p, t, res, len(lines))
 		}
-		return splitOutcome(p, t, res, len(lines))
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // splitWarning ends every split's preview: the person must know there is no way back here.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/avenir-mcp/avenir/journal"
@@ -171,33 +172,62 @@ func (s stateOf) Current(ctx context.Context, ch journal.Change) (map[string]jso
 	return s.h.current(ctx, s.p, ch)
 }
 
-// Recovery resolves, at server start, the operations a crash left prepared: it reads the plan
-// from YNAB and checks whether the changes are there. It implements journal.Checker.
+// Recovery settles, at server start, the operations a crash left prepared: it reads the plan
+// from YNAB and checks, change by change, whether each is there. It implements journal.Checker.
 type Recovery struct{ h *handlers }
 
 // NewRecovery returns the journal's checker for d's YNAB client.
 func NewRecovery(d Deps) *Recovery { return &Recovery{h: &handlers{Deps: d, log: d.Logger}} }
 
-// WasApplied reports whether op's changes reached YNAB. Only when every change is there, or
-// none is, is the answer certain; a mix counts as applied (undo then reverses what is there and
-// leaves the rest alone, naming it).
-func (r *Recovery) WasApplied(ctx context.Context, op journal.Operation) (bool, error) {
-	p, err := r.h.YNAB.Plan(ctx, op.PlanID, ynab.Fresh)
+// Check returns op's changes, each with its outcome as YNAB shows it now.
+func (r *Recovery) Check(ctx context.Context, op journal.Operation) ([]journal.Change, error) {
+	return r.h.check(ctx, op)
+}
+
+// check reads YNAB fresh and returns op's changes, each with its outcome: applied where YNAB
+// holds it, not_applied where it does not. A change that already has one (YNAB's answer said
+// so) keeps it. Nothing is inferred: a change is applied only if YNAB shows it, and a created
+// transaction is found by what it sent (findEntered), never assumed.
+func (h *handlers) check(ctx context.Context, op journal.Operation) ([]journal.Change, error) {
+	p, err := h.YNAB.Plan(ctx, op.PlanID, ynab.Fresh)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	for _, ch := range op.Changes {
-		now, exists, err := r.h.current(ctx, p, ch)
+	cs := slices.Clone(op.Changes)
+	var creates []int
+	for i, ch := range cs {
+		if ch.Outcome == journal.OutcomeApplied || ch.Outcome == journal.OutcomeNotApplied {
+			continue
+		}
+		if ch.Kind == kindNewTx && ch.ID == "" && findByImportID(p, ch) == nil {
+			creates = append(creates, i)
+			continue
+		}
+		now, exists, err := h.current(ctx, p, ch)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		deleted := len(ch.After) == 0 || string(ch.After) == "null"
-		// A created transaction is found by the import id only avenir gave it: being there is
-		// proof enough (its fields may read differently: a new payee's name becomes an id).
-		created := ch.Kind == kindNewTx && exists
-		if created || deleted && !exists || !deleted && exists && undo.Holds(now, ch.After) {
-			return true, nil
+		var in bool
+		switch {
+		case ch.Kind == kindNewTx || ch.Kind == kindNewCategory:
+			in = exists
+			if t := findByImportID(p, ch); t != nil && ch.ID == "" {
+				cs[i].ID = t.ID
+			}
+		case len(ch.After) == 0 || string(ch.After) == "null":
+			in = !exists
+		default:
+			in = exists && undo.Holds(now, ch.After)
+		}
+		cs[i].Outcome = journal.OutcomeNotApplied
+		if in {
+			cs[i].Outcome = journal.OutcomeApplied
 		}
 	}
-	return false, nil
+	if len(creates) > 0 {
+		if err := h.findEntered(ctx, op, cs, creates); err != nil {
+			return nil, err
+		}
+	}
+	return cs, nil
 }

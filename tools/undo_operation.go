@@ -51,40 +51,48 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	if err := undo.Refusal(op); err != nil {
 		return nil, undoOut{}, err
 	}
-	p, err := h.plan(ctx, op.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, undoOut{}, err
-	}
-	up, err := undo.Build(ctx, op, stateOf{h: h, p: p})
-	if err != nil {
-		return nil, undoOut{}, err
-	}
-	w := &write{
-		plan:    p,
-		tool:    undoOperationTool.Name,
-		subject: undoSubject{OperationID: op.ID},
-		first:   up.First,
-		changes: up.Changes,
-		undoOf:  op.ID,
-	}
-	w.lines = undoLines(p, op, up.Changes)
-	for _, ch := range up.Changes {
-		if note := targetLoss(p, ch); note != "" {
-			w.notes = append(w.notes, note)
-		}
-	}
-	if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
-		w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
-	}
 	var left []string
-	for _, l := range up.LeftAlone {
-		left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
-		w.notes = append(w.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		// The journal is read again: under the lock, the operation may have been undone since.
+		op, err := h.Journal.Get(op.ID)
+		if err != nil {
+			return nil, fmt.Errorf("reading the journal: %w", err)
+		}
+		if err := undo.Refusal(op); err != nil {
+			return nil, err
+		}
+		up, err := undo.Build(ctx, op, stateOf{h: h, p: p})
+		if err != nil {
+			return nil, err
+		}
+		w := &write{
+			plan:    p,
+			tool:    undoOperationTool.Name,
+			subject: undoSubject{OperationID: op.ID},
+			first:   up.First,
+			changes: up.Changes,
+			undoOf:  op.ID,
+		}
+		w.lines = undoLines(p, op, up.Changes)
+		for _, ch := range up.Changes {
+			if note := targetLoss(p, ch); note != "" {
+				w.notes = append(w.notes, note)
+			}
+		}
+		if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
+			w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
+		}
+		left = nil
+		for _, l := range up.LeftAlone {
+			left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
+			w.notes = append(w.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
+		}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+			return h.applyChanges(ctx, p, w.changes)
+		}
+		return w, nil
 	}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		return h.applyChanges(ctx, p, up.Changes, "U:"+op.ID)
-	}
-	res, out, err := h.confirmAndApply(ctx, req, w, undoOperationIn{OperationID: op.ID}, in.Confirmation)
+	res, out, err := h.confirmAndApply(ctx, req, op.PlanID, build, undoOperationIn{OperationID: op.ID}, in.Confirmation)
 	if out.Status == "applied" || out.Status == "confirmation_required" {
 		return res, undoOut{writeOut: out, LeftAlone: left}, err
 	}

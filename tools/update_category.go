@@ -37,39 +37,38 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 	if in.Name == nil && in.Group == "" {
 		return nil, writeOut{}, errors.New("name: give a new name, a group to move the category to (group), or both")
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Fresh)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	cat, from, err := ownCategory(p, "category", in.Category)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	s, to, err := renamed(p, cat, from, in)
-	if err != nil {
-		return nil, writeOut{}, err
-	}
-	if s.Name == cat.Name && to.ID == from.ID && !confirming(req, in.Confirmation) {
-		return nil, writeOut{}, fmt.Errorf("%s is already called ‘%s’ and in %s: nothing to change", categoryLabel(p, cat.ID), cat.Name, from.Name)
-	}
-	w := &write{
-		plan:    p,
-		tool:    updateCategoryTool.Name,
-		subject: s,
-		first:   fmt.Sprintf("Change category ‘%s’ (%s) to ‘%s’ (%s)?", cat.Name, from.Name, s.Name, to.Name),
-		changes: []journal.Change{{
-			Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
-			Before: fieldsJSON(map[string]any{"name": cat.Name, "category_group_id": from.ID}),
-			After:  fieldsJSON(map[string]any{"name": s.Name, "category_group_id": to.ID}),
-		}},
-		apply: func(ctx context.Context) (journal.Outcome, error) {
-			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID})
-			return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
-		},
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		cat, from, err := ownCategory(p, "category", in.Category)
+		if err != nil {
+			return nil, err
+		}
+		s, to, err := renamed(p, cat, from, in)
+		if err != nil {
+			return nil, err
+		}
+		if s.Name == cat.Name && to.ID == from.ID && !confirming(req, in.Confirmation) {
+			return nil, fmt.Errorf("%s is already called ‘%s’ and in %s: nothing to change", categoryLabel(p, cat.ID), cat.Name, from.Name)
+		}
+		w := &write{
+			plan:    p,
+			tool:    updateCategoryTool.Name,
+			subject: s,
+			first:   fmt.Sprintf("Change category ‘%s’ (%s) to ‘%s’ (%s)?", cat.Name, from.Name, s.Name, to.Name),
+			changes: []journal.Change{{
+				Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+				Before: fieldsJSON(map[string]any{"name": cat.Name, "category_group_id": from.ID}),
+				After:  fieldsJSON(map[string]any{"name": s.Name, "category_group_id": to.ID}),
+			}},
+			apply: func(ctx context.Context) (journal.Outcome, error) {
+				res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID})
+				return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
+			},
+		}
+		return w, nil
 	}
 	args := in
 	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, w, args, in.Confirmation)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
 }
 
 // ownCategory resolves a category a person may rename or move, and its group: any but YNAB's

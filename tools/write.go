@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,11 +17,13 @@ import (
 )
 
 // The path of every write (design.md, "One write, end to end"): a tool resolves its arguments
-// and reads fresh state, and builds a write: the subject the person confirms, the preview they
-// see, the journal's field-level changes and the YNAB request(s) that make them. Then
-// confirmAndApply asks through confirm.Ask, journals "prepared" (write-ahead), calls YNAB, and
-// journals "applied" or "failed". The preview is rendered from the same write that is journaled:
-// what the person saw is what is written and recorded.
+// and gives a builder, which makes the write from a plan snapshot: the subject the person
+// confirms, the preview they see, the journal's field-level changes and the YNAB request(s)
+// that make them. confirmAndApply builds it on the plan as last read and asks through
+// confirm.Ask — holding no lock while a person is asked. Once the person agreed, it takes the
+// plan's write lock (one writer per plan across every avenir process), reads YNAB fresh,
+// builds again, refuses a changed subject, journals "prepared" (write-ahead), calls YNAB, and
+// journals what YNAB holds, change by change. The preview recorded is the one the person saw.
 
 // write is one planned change of a plan.
 type write struct {
@@ -31,12 +35,29 @@ type write struct {
 	notes   []string // warnings shown after the lines
 	changes []journal.Change
 	undoOf  string
-	// apply makes the change in YNAB. It returns what the journal records of YNAB's answer.
+	// apply makes the change in YNAB. Its outcome's Changes, when set, are w.changes index by
+	// index, each marked applied once YNAB's answer showed it (with the id YNAB gave a created
+	// thing) and left without an outcome otherwise; the write path settles those. apply stops
+	// at the first request that fails and returns that error: it never retries, and never puts
+	// anything back.
 	apply func(ctx context.Context) (journal.Outcome, error)
 }
 
+// builder makes a write from a plan snapshot. The write path calls it on the plan as last
+// read, for the preview, and again on a fresh read under the plan's lock, for what is applied.
+// Its errors are the person's to act on (bad arguments, a thing that does not exist).
+type builder func(ctx context.Context, p *ynab.Plan) (*write, error)
+
 // maxPreviewLines is how many change lines a preview shows before "… and N more".
 const maxPreviewLines = 20
+
+// lockWait bounds how long a write waits for another writer of the same plan.
+const lockWait = 30 * time.Second
+
+// settleTimeout bounds the read that settles a write's outcome when YNAB's answer was lost.
+// It runs even when the call itself was cancelled (the client went away, the server is
+// stopping), so that the journal learns what happened.
+const settleTimeout = 30 * time.Second
 
 // preview is the text the person sees: the first line, the change lines (at most 20, then
 // "… and N more"), then any warnings.
@@ -73,9 +94,18 @@ var confirmDescription = " Every call is confirmed by the user before anything i
 	"status confirmation_required with a preview and a code. " + confirm.AgentRule +
 	" The write is journaled and can be undone with undo_operation."
 
-// confirmAndApply takes a planned write through confirmation, the journal and YNAB.
-// args are the tool's arguments without `confirmation`; code is the `confirmation` argument.
-func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest, w *write, args any, code string) (*mcp.CallToolResult, writeOut, error) {
+// confirmAndApply takes a write through confirmation, the journal and YNAB. planRef is the
+// plan_id argument; args are the tool's arguments without `confirmation`; code is the
+// `confirmation` argument.
+func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest, planRef string, build builder, args any, code string) (*mcp.CallToolResult, writeOut, error) {
+	p, err := h.plan(ctx, planRef, ynab.Recent)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	w, err := build(ctx, p)
+	if err != nil {
+		return nil, writeOut{result: result{PlanID: p.ID}}, err
+	}
 	out := writeOut{result: result{PlanID: w.plan.ID}}
 	preview := w.preview()
 	dec, err := h.Confirm.Ask(ctx, req, confirm.Question{
@@ -93,21 +123,87 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	case !dec.Proceed:
 		return nil, out, errors.New("the confirmation gave no answer; nothing was written") // fail closed
 	}
-	return h.record(ctx, req, w, preview, dec.Fingerprint, string(dec.Mode))
+	return h.applyLocked(ctx, req, w, build, preview, dec.Fingerprint, string(dec.Mode))
 }
 
 // applyUnconfirmed journals and applies a write that needs no confirmation
-// (approve_transactions, import_transactions).
-func (h *handlers) applyUnconfirmed(ctx context.Context, req *mcp.CallToolRequest, w *write) (*mcp.CallToolResult, writeOut, error) {
+// (approve_transactions, import_transactions): under the plan's lock like every write, built
+// once, on a read of freshness f (fresh, unless the write depends on no before-state).
+func (h *handlers) applyUnconfirmed(ctx context.Context, req *mcp.CallToolRequest, planRef string, build builder, f ynab.Freshness) (*mcp.CallToolResult, writeOut, error) {
+	id, err := h.planID(ctx, planRef)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	out := writeOut{result: result{PlanID: id}}
+	unlock, err := h.Journal.LockPlan(ctx, id, lockWait)
+	if err != nil {
+		return nil, out, err
+	}
+	defer unlock()
+	ctx = context.WithValue(ctx, lockKey{}, id)
+	p, err := h.plan(ctx, id, f)
+	if err != nil {
+		return nil, out, err
+	}
+	w, err := build(ctx, p)
+	if err != nil {
+		return nil, out, err
+	}
 	fp, err := confirm.Fingerprint(w.plan.ID, w.subject)
 	if err != nil {
-		return nil, writeOut{}, fmt.Errorf("%s: %w", w.tool, err)
+		return nil, out, fmt.Errorf("%s: %w", w.tool, err)
 	}
-	return h.record(ctx, req, w, w.preview(), fp, "none")
+	return h.record(ctx, req, w, w.preview(), fp, "none", "")
 }
 
-// record journals the write ahead, applies it, and journals the outcome.
-func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *write, preview, fingerprint, via string) (*mcp.CallToolResult, writeOut, error) {
+// applyLocked applies what the person agreed to (shown, whose preview they saw and whose
+// subject has the fingerprint agreed) under the plan's write lock: it reads YNAB fresh,
+// builds the write again, and records it. A subject that changed since the preview is the
+// confirmation contract's "The plan changed between the preview and the answer": nothing is
+// written. A before-state that moved while the subject held is applied, and said.
+func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, shown *write, build builder, preview, fingerprint, via string) (*mcp.CallToolResult, writeOut, error) {
+	out := writeOut{result: result{PlanID: shown.plan.ID}}
+	unlock, err := h.Journal.LockPlan(ctx, shown.plan.ID, lockWait)
+	if err != nil {
+		return nil, out, err
+	}
+	defer unlock()
+	ctx = context.WithValue(ctx, lockKey{}, shown.plan.ID)
+	p, err := h.YNAB.Plan(ctx, shown.plan.ID, ynab.Fresh)
+	if err != nil {
+		return nil, out, fmt.Errorf("reading the plan before writing: %w; nothing was written", err)
+	}
+	w, err := build(ctx, p)
+	if err != nil {
+		return nil, out, fmt.Errorf("The plan changed between the preview and the answer: %w. Nothing was written", err)
+	}
+	if fp, err := confirm.Fingerprint(w.plan.ID, w.subject); err != nil || fp != fingerprint {
+		return nil, out, errors.New("The plan changed between the preview and the answer, so what was agreed to is no longer what would be written. " +
+			"Nothing was written; call the tool again for a new preview")
+	}
+	if preview == "" {
+		preview = w.preview()
+	}
+	var moved string
+	if now := w.preview(); now != preview && via != "none" {
+		moved = "Since the preview, the plan changed before this write: it was applied to the plan as it is now:\n" + now
+	}
+	return h.record(ctx, req, w, preview, fingerprint, via, moved)
+}
+
+// lockKey marks a context whose call holds the write lock of the plan it names.
+type lockKey struct{}
+
+// holdsLock reports whether ctx's call holds planID's write lock: then no other writer is at
+// work on the plan, and an operation of it left prepared can be settled by reading YNAB.
+func holdsLock(ctx context.Context, planID string) bool {
+	id, _ := ctx.Value(lockKey{}).(string)
+	return id != "" && id == planID
+}
+
+// record journals the write ahead, applies it, and journals what YNAB holds, change by
+// change. moved, if set, says how the before-state differed from the preview.
+func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *write, preview, fingerprint, via, moved string) (*mcp.CallToolResult, writeOut, error) {
 	out := writeOut{result: result{PlanID: w.plan.ID}}
 	subject, err := json.Marshal(w.subject)
 	if err != nil {
@@ -116,58 +212,148 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	op, err := h.Journal.Prepare(journal.Draft{
 		PlanID: w.plan.ID, Tool: w.tool, Subject: subject, Fingerprint: fingerprint, Preview: preview,
 		Summary: w.first, Changes: w.changes, ConfirmedVia: via, Client: clientOf(req), UndoOf: w.undoOf,
+		KnowledgeBefore: w.plan.Knowledge,
 	})
 	if err != nil {
 		return nil, out, fmt.Errorf("avenir could not record the change in its journal, so nothing was written to YNAB: %w", err)
 	}
 	counter := ynab.CounterFrom(ctx)
 	outcome, applyErr := w.apply(ctx)
+	outcome.Changes = alignChanges(w.changes, outcome.Changes)
+	if moved != "" {
+		outcome.Note = strings.TrimSpace(outcome.Note + "\n" + moved)
+	}
+	switch {
+	case applyErr == nil:
+		mark(outcome.Changes, journal.OutcomeApplied)
+	case !inDoubt(applyErr):
+		mark(outcome.Changes, journal.OutcomeNotApplied)
+		outcome.Error = applyErr.Error()
+	case len(outcome.Changes) == 0:
+		// Nothing was planned that a read could look for (an import): what YNAB did is not known.
+		if _, err := h.Journal.Failed(op.ID, applyErr.Error()+"; whether YNAB did anything is not known", counter.N()); err != nil {
+			h.log.Error("journal: recording a failed write", "operation", op.ID, "err", err)
+		}
+		return nil, out, fmt.Errorf("%w. Whether YNAB did anything is not known (journal entry %s); list_transactions shows what is there", applyErr, op.ID)
+	default:
+		// YNAB may or may not have done what was asked: read it, and record what is there.
+		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		op.Changes = outcome.Changes
+		checked, err := h.check(settleCtx, op)
+		cancel()
+		if err != nil {
+			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)
+			return nil, out, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v). "+
+				"Journal entry %s stays prepared; avenir settles it by reading YNAB when it next starts. Check in YNAB before trying again", applyErr, err, op.ID)
+		}
+		outcome.Changes, outcome.ReadBack, outcome.Error = checked, true, applyErr.Error()
+	}
 	outcome.Requests = counter.N()
-	if applyErr != nil && !outcome.Partial {
-		landed, known := h.landed(ctx, op, applyErr)
-		if !known {
-			return nil, out, fmt.Errorf("%w. YNAB's answer was lost and avenir could not check whether the change was made; "+
-				"journal entry %s stays prepared and is resolved when avenir next starts. Check in YNAB before trying again", applyErr, op.ID)
-		}
-		if !landed {
-			if _, err := h.Journal.Failed(op.ID, applyErr.Error(), counter.N()); err != nil {
-				h.log.Error("journal: recording a failed write", "operation", op.ID, "err", err)
+	if len(outcome.CreatedIDs) == 0 {
+		for _, c := range outcome.Changes {
+			if c.Kind == kindNewTx && c.ID != "" && c.EnteredBy == "" && c.Outcome == journal.OutcomeApplied {
+				outcome.CreatedIDs = append(outcome.CreatedIDs, c.ID)
 			}
-			return nil, out, fmt.Errorf("%w (journal entry %s records the attempt; nothing was written)", applyErr, op.ID)
 		}
-		h.log.Warn("YNAB's answer to a write was lost, but the change is there", "operation", op.ID, "err", applyErr)
-		outcome.Requests = counter.N()
-		outcome.Note = "YNAB's answer was lost; a fresh read showed the change is there"
 	}
-	if _, err := h.Journal.Applied(op.ID, outcome); err != nil {
-		// YNAB has the change; the journal keeps it as prepared, and the next start resolves it.
-		h.log.Error("journal: recording an applied write", "operation", op.ID, "err", err)
-		return nil, out, fmt.Errorf("the change was written to YNAB, but avenir could not record that in its journal (%v); "+
-			"the entry %s stays prepared and is resolved at the next start", err, op.ID)
+	var recorded journal.Operation
+	if countOutcome(outcome.Changes, journal.OutcomeApplied) == 0 && len(outcome.Changes) > 0 {
+		recorded, err = h.Journal.Failed(op.ID, applyErr.Error(), counter.N())
+	} else {
+		recorded, err = h.Journal.Applied(op.ID, outcome)
 	}
-	if outcome.Partial {
-		return nil, out, fmt.Errorf("only part of the change was written: %s (journal entry %s; undo_operation can take back the part that was written)", outcome.Note, op.ID)
+	if err != nil {
+		// YNAB's state is as found; the journal keeps the entry prepared, and the next start settles it.
+		h.log.Error("journal: recording the outcome of a write", "operation", op.ID, "err", err)
+		return nil, out, fmt.Errorf("avenir could not record the outcome in its journal (%v); the entry %s stays prepared and is settled by reading YNAB when avenir next starts", err, op.ID)
+	}
+	switch recorded.Status {
+	case journal.StatusFailed:
+		if outcome.ReadBack {
+			return nil, out, fmt.Errorf("%w. A read of YNAB afterwards shows none of it there: nothing was written (journal entry %s)", applyErr, op.ID)
+		}
+		return nil, out, fmt.Errorf("%w (nothing was written; journal entry %s records the attempt)", applyErr, op.ID)
+	case journal.StatusPartial:
+		return nil, out, errors.New(partialMessage(recorded, applyErr, Digits(currency(w.plan))))
 	}
 	out.Status, out.OperationID, out.Summary = "applied", op.ID, strings.TrimSuffix(w.first, "?")
+	if moved != "" {
+		out.Message = moved
+	}
 	return nil, out, nil
 }
 
-// landed tells, after a write failed, whether it reached YNAB all the same. Only a lost answer
-// (the connection broke) or YNAB failing (5xx) leaves that in doubt; then a fresh read decides.
-// known is false when even that read fails: the outcome is not known.
-func (h *handlers) landed(ctx context.Context, op journal.Operation, err error) (landed, known bool) {
+// partialMessage says what YNAB holds of a partly applied operation and what does not, and what
+// to do: undo_operation takes back what is there; what is not there was not written.
+func partialMessage(op journal.Operation, cause error, digits int) string {
+	var in, notIn []string
+	for _, c := range op.Changes {
+		if c.Outcome == journal.OutcomeApplied {
+			in = append(in, c.Label+describeAfter(c, digits))
+		} else {
+			notIn = append(notIn, c.Label)
+		}
+	}
+	return fmt.Sprintf("Only part of the change is in YNAB (%v). In YNAB now: %s. Not in YNAB: %s. "+
+		"Journal entry %s records exactly this: undo_operation %s takes back the part that is in YNAB; "+
+		"to finish instead, ask for the missing part again",
+		cause, strings.Join(in, "; "), strings.Join(notIn, "; "), op.ID, op.ID)
+}
+
+// describeAfter is " (assigned now X)" for a change whose after-state is an assigned amount,
+// the common case of a multi-request write (move_money); otherwise empty.
+func describeAfter(c journal.Change, digits int) string {
+	var f struct {
+		Budgeted *int64 `json:"budgeted"`
+	}
+	if c.Kind != kindMonthCategory || json.Unmarshal(c.After, &f) != nil || f.Budgeted == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (assigned now %s)", FormatPlain(*f.Budgeted, digits))
+}
+
+// alignChanges returns the planned changes with what apply learnt of each: given, if set, is
+// index by index the same changes with outcomes and ids filled in. A write that cannot know its
+// changes before YNAB answers (an import) plans none and gives them all.
+func alignChanges(planned, given []journal.Change) []journal.Change {
+	if len(given) == len(planned) || len(planned) == 0 {
+		return slices.Clone(given)
+	}
+	return slices.Clone(planned)
+}
+
+// mark sets the outcome of each change that has none.
+func mark(cs []journal.Change, outcome string) {
+	for i := range cs {
+		if cs[i].Outcome == "" || cs[i].Outcome == journal.OutcomeUnknown {
+			cs[i].Outcome = outcome
+		}
+	}
+}
+
+func countOutcome(cs []journal.Change, outcome string) int {
+	n := 0
+	for _, c := range cs {
+		if c.Outcome == outcome {
+			n++
+		}
+	}
+	return n
+}
+
+// inDoubt reports whether a failed request may have been applied all the same: the connection
+// broke or timed out before YNAB's answer came, or YNAB failed (5xx). A refusal (4xx) is
+// certain: YNAB wrote nothing of that request.
+func inDoubt(err error) bool {
 	var ne *ynab.NetError
 	var ae *ynab.APIError
-	doubt := errors.As(err, &ne) || (errors.As(err, &ae) && ae.Status >= 500)
-	if !doubt || ctx.Err() != nil {
-		return false, ctx.Err() == nil
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status >= 500
+	case errors.As(err, &ne):
+		return true
 	}
-	applied, cerr := (&Recovery{h: h}).WasApplied(ctx, op)
-	if cerr != nil {
-		h.log.Warn("could not check whether a write landed", "operation", op.ID, "err", cerr)
-		return false, false
-	}
-	return applied, true
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // confirming reports whether a call answers a preview (with a code, or a form's answer) rather

@@ -57,14 +57,19 @@ func Build(ctx context.Context, op journal.Operation, st State) (Plan, error) {
 	}
 	plan := Plan{Of: op, First: FirstLine(op)}
 	for _, ch := range op.Changes {
+		switch {
+		case ch.EnteredBy != "":
+			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: "entered by operation " + ch.EnteredBy})
+			continue
+		case ch.Outcome == journal.OutcomeNotApplied:
+			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: "never applied"})
+			continue
+		}
 		inv, why, err := inverse(ctx, ch, st)
 		if err != nil {
 			return Plan{}, err
 		}
 		if why != "" {
-			if op.Status == journal.StatusPartial {
-				why = "never applied"
-			}
 			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: why})
 			continue
 		}

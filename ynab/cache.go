@@ -69,7 +69,9 @@ func (c *Client) Plan(ctx context.Context, planID string, f Freshness) (*Plan, e
 		c.mu.Lock()
 		c.alias[planID] = p.ID
 		delete(c.plans, planID)
-		if existing := c.plans[p.ID]; existing == nil || existing.plan == nil {
+		// The alias's read is the newest: it replaces an entry under the id that is older
+		// (never one another call is refreshing: that holds its own lock and is not stale).
+		if existing := c.plans[p.ID]; existing == nil || existing.plan == nil || existing.plan.Knowledge <= p.Knowledge {
 			c.plans[p.ID] = pc
 		}
 		c.mu.Unlock()
@@ -280,3 +282,12 @@ func (p *Plan) MonthCategory(month, categoryID string) (*Category, bool) {
 
 // String names the snapshot for logs.
 func (p *Plan) String() string { return fmt.Sprintf("plan %s at knowledge %d", p.ID, p.Knowledge) }
+
+// PlanIDOf returns the plan id an alias such as "last-used" named when it was last read, or
+// ref itself when it is no alias this client has resolved.
+func (c *Client) PlanIDOf(ref string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id, ok := c.alias[ref]
+	return id, ok
+}
