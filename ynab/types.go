@@ -457,3 +457,67 @@ type ErrorDetail struct {
 	Name   string `json:"name"`
 	Detail string `json:"detail"`
 }
+
+// SaveAccount is the body of POST /plans/{plan_id}/accounts: all three fields are required.
+// Type is one of the SaveAccountType values (checking, savings, cash, creditCard, otherAsset,
+// otherLiability); loans and lines of credit cannot be created through the API.
+type SaveAccount struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Balance int64  `json:"balance"`
+}
+
+// SavePayee is the body of POST /payees (name required) and PATCH /payees/{payee_id}.
+type SavePayee struct {
+	Name string `json:"name"`
+}
+
+// SavePayeeResult is the answer to a payee write.
+type SavePayeeResult struct {
+	Payee           Payee `json:"payee"`
+	ServerKnowledge int64 `json:"server_knowledge"`
+}
+
+// Scheduled frequencies the API writes; a schedule may carry others (every3Months, …) that
+// only YNAB's apps set.
+var WritableFrequencies = []string{"never", "daily", "weekly", "monthly", "yearly"}
+
+// SaveScheduledTransaction is the body of POST /scheduled_transactions and PUT
+// /scheduled_transactions/{id}. AccountID and Date are required; Date is the next occurrence,
+// after today and at most 5 years ahead. Only the fields set are sent.
+type SaveScheduledTransaction struct {
+	AccountID  string      `json:"account_id"`
+	Date       string      `json:"date"`
+	Amount     Opt[int64]  `json:"amount,omitzero"`
+	PayeeID    Opt[string] `json:"payee_id,omitzero"`
+	PayeeName  Opt[string] `json:"payee_name,omitzero"`
+	CategoryID Opt[string] `json:"category_id,omitzero"`
+	Memo       Opt[string] `json:"memo,omitzero"`
+	FlagColor  Opt[string] `json:"flag_color,omitzero"`
+	Frequency  string      `json:"frequency,omitempty"`
+}
+
+// MoneyMovement is an amount moved between two categories, or between a category and Ready to
+// Assign (a null FromCategoryID or ToCategoryID). Amount is positive, in milliunits.
+type MoneyMovement struct {
+	ID                   string   `json:"id"`
+	Month                *string  `json:"month"`
+	MovedAt              *string  `json:"moved_at"`
+	Note                 *string  `json:"note"`
+	MoneyMovementGroupID *string  `json:"money_movement_group_id"`
+	PerformedByUserID    *string  `json:"performed_by_user_id"`
+	FromCategoryID       *string  `json:"from_category_id"`
+	ToCategoryID         *string  `json:"to_category_id"`
+	Amount               int64    `json:"amount"`
+	AmountFormatted      string   `json:"amount_formatted,omitempty"`
+	AmountCurrency       *float64 `json:"amount_currency,omitempty"`
+}
+
+// MoneyMovementGroup is the movements made by one action.
+type MoneyMovementGroup struct {
+	ID                string  `json:"id"`
+	GroupCreatedAt    string  `json:"group_created_at"`
+	Month             string  `json:"month"`
+	Note              *string `json:"note"`
+	PerformedByUserID *string `json:"performed_by_user_id"`
+}

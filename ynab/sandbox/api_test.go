@@ -67,8 +67,8 @@ func TestRoutingErrors(t *testing.T) {
 		})
 	}
 	_, h, _ := a.do("PUT", plan+"/accounts", nil)
-	if h.Get("Allow") != "GET" {
-		t.Errorf("Allow = %q, want GET", h.Get("Allow"))
+	if h.Get("Allow") != "GET, POST" {
+		t.Errorf("Allow = %q, want GET, POST", h.Get("Allow"))
 	}
 }
 

@@ -19,6 +19,7 @@ type view struct {
 
 	accounts   []ynab.Account
 	payees     []ynab.Payee
+	locations  []ynab.PayeeLocation
 	groups     []ynab.CategoryGroup
 	categories []ynab.Category             // current month
 	monthCats  map[string][]ynab.Category  // month → categories, in plan order
@@ -154,6 +155,9 @@ func (v *view) derivePayees(p *plan) {
 	for _, py := range p.Payees {
 		v.payees = append(v.payees, *py)
 		v.payeeNames[py.ID] = py.Name
+	}
+	for _, l := range p.PayeeLocations {
+		v.locations = append(v.locations, *l)
 	}
 	v.catNames = map[string]string{}
 	for _, c := range p.Categories {
@@ -377,6 +381,14 @@ func (v *view) deriveScheduled(p *plan) {
 		d.PayeeName = v.payeeName(st.PayeeID)
 		d.CategoryName = v.categoryName(st.CategoryID)
 		d.Subtransactions = []ynab.ScheduledSubTransaction{}
+		for _, s := range st.Subtransactions {
+			s.PayeeName, s.CategoryName = v.payeeName(s.PayeeID), v.categoryName(s.CategoryID)
+			s.Deleted = s.Deleted || st.Deleted
+			d.Subtransactions = append(d.Subtransactions, s)
+		}
+		if len(st.Subtransactions) > 0 {
+			d.CategoryName = ptr("Split")
+		}
 		v.scheduled = append(v.scheduled, d)
 	}
 }
@@ -394,6 +406,7 @@ func (p *plan) accountAny(id string) *account {
 // Keys under which plan.Marks records the served entities.
 func keyAccount(id string) string          { return "a/" + id }
 func keyPayee(id string) string            { return "p/" + id }
+func keyPayeeLocation(id string) string    { return "pl/" + id }
 func keyGroup(id string) string            { return "g/" + id }
 func keyCategory(id string) string         { return "c/" + id }
 func keyMonth(m string) string             { return "m/" + m }
@@ -401,6 +414,7 @@ func keyMonthCategory(m, id string) string { return "mc/" + m + "/" + id }
 func keyTransaction(id string) string      { return "t/" + id }
 func keySub(id string) string              { return "s/" + id }
 func keyScheduled(id string) string        { return "st/" + id }
+func keyScheduledSub(id string) string     { return "ss/" + id }
 
 // each calls fn with every served entity and its key.
 func (v *view) each(fn func(key string, entity any)) {
@@ -409,6 +423,9 @@ func (v *view) each(fn func(key string, entity any)) {
 	}
 	for _, py := range v.payees {
 		fn(keyPayee(py.ID), py)
+	}
+	for _, l := range v.locations {
+		fn(keyPayeeLocation(l.ID), l)
 	}
 	for _, g := range v.groups {
 		fn(keyGroup(g.ID), g)
@@ -430,6 +447,9 @@ func (v *view) each(fn func(key string, entity any)) {
 	}
 	for _, st := range v.scheduled {
 		fn(keyScheduled(st.ID), st)
+		for _, s := range st.Subtransactions {
+			fn(keyScheduledSub(s.ID), s)
+		}
 	}
 }
 

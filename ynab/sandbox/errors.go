@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -56,6 +57,9 @@ func badRequest(format string, args ...any) *apiError {
 func notFound(kind, id string) *apiError {
 	return ynabError("404.2", fmt.Sprintf("No %s with id %q was found in this plan.", kind, id))
 }
+
+// errNotServed is a sandbox bug: an entity a write just saved is missing from the view.
+var errNotServed = errors.New("the saved entity is not in the plan's view")
 
 func internalError(err error) *apiError {
 	return ynabError("500", "The sandbox failed: "+err.Error())

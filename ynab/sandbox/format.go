@@ -141,15 +141,26 @@ func (f formatter) hybrid(h ynab.HybridTransaction) ynab.HybridTransaction {
 	return h
 }
 
-func (f formatter) scheduled(st ynab.ScheduledTransaction) ynab.ScheduledTransaction {
+// scheduledDetail is a ScheduledTransactionDetail as YNAB serves it: account_name and
+// subtransactions always present (the spec requires them, even empty), payee_name and
+// category_name null when there is none. Its fields shadow the embedded ones of the same name.
+type scheduledDetail struct {
+	ynab.ScheduledTransaction
+	AccountName     string                         `json:"account_name"`
+	PayeeName       *string                        `json:"payee_name"`
+	CategoryName    *string                        `json:"category_name"`
+	Subtransactions []ynab.ScheduledSubTransaction `json:"subtransactions"`
+}
+
+func (f formatter) scheduled(st ynab.ScheduledTransaction) scheduledDetail {
 	st.AmountFormatted, st.AmountCurrency = f.text(st.Amount), f.currency(st.Amount)
 	subs := make([]ynab.ScheduledSubTransaction, len(st.Subtransactions))
 	for i, s := range st.Subtransactions {
 		s.AmountFormatted, s.AmountCurrency = f.text(s.Amount), f.currency(s.Amount)
 		subs[i] = s
 	}
-	st.Subtransactions = subs
-	return st
+	return scheduledDetail{ScheduledTransaction: st, AccountName: st.AccountName, PayeeName: st.PayeeName,
+		CategoryName: st.CategoryName, Subtransactions: subs}
 }
 
 func abs(n int64) int64 {

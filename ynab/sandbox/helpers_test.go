@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/avenir-mcp/avenir/ynab"
@@ -143,3 +144,5 @@ func transaction(t testing.TB, d ynab.PlanDetail, n names, account, payee string
 func ptr[T any](v T) *T { return &v }
 
 const plan = "/plans/" + sandbox.PlanID
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -30,15 +30,21 @@ type plan struct {
 	DateFormat     ynab.DateFormat     `json:"date_format"`
 	CurrencyFormat ynab.CurrencyFormat `json:"currency_format"`
 
-	Accounts     []*account                   `json:"accounts"`
-	Payees       []*ynab.Payee                `json:"payees"`
-	Groups       []*ynab.CategoryGroup        `json:"category_groups"`
-	Categories   []*category                  `json:"categories"`
-	Assigned     map[string]map[string]int64  `json:"assigned"` // month → category id → milliunits
-	Transactions []*txn                       `json:"transactions"`
-	Scheduled    []*ynab.ScheduledTransaction `json:"scheduled_transactions"`
+	Accounts []*account    `json:"accounts"`
+	Payees   []*ynab.Payee `json:"payees"`
+	// PayeeLocations are where YNAB's mobile app saw a payee; the API only reads them.
+	PayeeLocations []*ynab.PayeeLocation        `json:"payee_locations"`
+	Groups         []*ynab.CategoryGroup        `json:"category_groups"`
+	Categories     []*category                  `json:"categories"`
+	Assigned       map[string]map[string]int64  `json:"assigned"` // month → category id → milliunits
+	Transactions   []*txn                       `json:"transactions"`
+	Scheduled      []*ynab.ScheduledTransaction `json:"scheduled_transactions"`
 	// BankFeed is what the bank holds for the linked accounts and the next import brings in.
 	BankFeed []bankItem `json:"bank_feed"`
+	// Movements and MovementGroups record the changes of assigned amounts (see movements.go).
+	Movements      []*ynab.MoneyMovement      `json:"money_movements"`
+	MovementGroups []*ynab.MoneyMovementGroup `json:"money_movement_groups"`
+	LastMove       *lastMove                  `json:"last_move,omitempty"`
 
 	Knowledge int64 `json:"server_knowledge"`
 	// Seq numbers the entities created through the API, so their ids are deterministic.

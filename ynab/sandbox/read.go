@@ -86,6 +86,11 @@ func export(p *plan, v *view, since int64) ynab.PlanDetail {
 			d.Payees = append(d.Payees, py)
 		}
 	}
+	for _, l := range v.locations {
+		if p.wanted(keyPayeeLocation(l.ID), l.Deleted, since) {
+			d.PayeeLocations = append(d.PayeeLocations, l)
+		}
+	}
 	for _, g := range v.groups {
 		if p.wanted(keyGroup(g.ID), g.Deleted, since) {
 			d.CategoryGroups = append(d.CategoryGroups, g)
@@ -121,6 +126,11 @@ func export(p *plan, v *view, since int64) ynab.PlanDetail {
 		}
 	}
 	for _, st := range v.scheduled {
+		for _, s := range st.Subtransactions {
+			if p.wanted(keyScheduledSub(s.ID), s.Deleted, since) {
+				d.ScheduledSubtransactions = append(d.ScheduledSubtransactions, s)
+			}
+		}
 		if p.wanted(keyScheduled(st.ID), st.Deleted, since) {
 			st.AccountName, st.PayeeName, st.CategoryName, st.Subtransactions = "", nil, nil, nil
 			d.ScheduledTransactions = append(d.ScheduledTransactions, st)
@@ -280,7 +290,37 @@ func getPayee(c *call) (int, any, error) {
 }
 
 func getPayeeLocations(c *call) (int, any, error) {
-	return http.StatusOK, map[string]any{"payee_locations": []ynab.PayeeLocation{}}, nil
+	return c.payeeLocations(func(ynab.PayeeLocation) bool { return true })
+}
+
+func getPayeeLocationsByPayee(c *call) (int, any, error) {
+	id := c.params["payee_id"]
+	if c.p.payee(id) == nil {
+		return 0, nil, notFound("payee", id)
+	}
+	return c.payeeLocations(func(l ynab.PayeeLocation) bool { return l.PayeeID == id })
+}
+
+// payeeLocations answers the live payee locations that keep selects (these lists have no
+// delta requests).
+func (c *call) payeeLocations(keep func(ynab.PayeeLocation) bool) (int, any, error) {
+	list := []ynab.PayeeLocation{}
+	for _, l := range c.v.locations {
+		if !l.Deleted && keep(l) {
+			list = append(list, l)
+		}
+	}
+	return http.StatusOK, map[string]any{"payee_locations": list}, nil
+}
+
+func getPayeeLocation(c *call) (int, any, error) {
+	id := c.params["payee_location_id"]
+	for _, l := range c.v.locations {
+		if l.ID == id && !l.Deleted {
+			return http.StatusOK, map[string]any{"payee_location": l}, nil
+		}
+	}
+	return 0, nil, notFound("payee location", id)
 }
 
 func getScheduledTransactions(c *call) (int, any, error) {
@@ -288,7 +328,7 @@ func getScheduledTransactions(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	list := []ynab.ScheduledTransaction{}
+	list := []scheduledDetail{}
 	for _, st := range c.v.scheduled {
 		if c.p.wanted(keyScheduled(st.ID), st.Deleted, since) {
 			list = append(list, c.f.scheduled(st))

@@ -18,42 +18,57 @@ type route struct {
 	pattern string // under /v1, like "/plans/{plan_id}/transactions"
 	write   bool
 	handle  func(*call) (status int, data any, err error)
+	// legacy marks an operation YNAB serves only under the old /budgets paths.
+	legacy bool
 }
 
 // routes lists the API; a literal segment is listed before a wildcard in the same place.
 var routes = []route{
-	{"GET", "/user", false, getUser},
-	{"GET", "/plans", false, getPlans},
-	{"GET", "/plans/{plan_id}", false, getPlan},
-	{"GET", "/plans/{plan_id}/settings", false, getSettings},
-	{"GET", "/plans/{plan_id}/accounts", false, getAccounts},
-	{"GET", "/plans/{plan_id}/accounts/{account_id}", false, getAccount},
-	{"GET", "/plans/{plan_id}/accounts/{account_id}/transactions", false, getAccountTransactions},
-	{"GET", "/plans/{plan_id}/categories", false, getCategories},
-	{"POST", "/plans/{plan_id}/categories", true, postCategory},
-	{"GET", "/plans/{plan_id}/categories/{category_id}", false, getCategory},
-	{"PATCH", "/plans/{plan_id}/categories/{category_id}", true, patchCategory},
-	{"GET", "/plans/{plan_id}/categories/{category_id}/transactions", false, getCategoryTransactions},
-	{"POST", "/plans/{plan_id}/category_groups", true, postCategoryGroup},
-	{"PATCH", "/plans/{plan_id}/category_groups/{category_group_id}", true, patchCategoryGroup},
-	{"GET", "/plans/{plan_id}/payees", false, getPayees},
-	{"GET", "/plans/{plan_id}/payees/{payee_id}", false, getPayee},
-	{"GET", "/plans/{plan_id}/payees/{payee_id}/transactions", false, getPayeeTransactions},
-	{"GET", "/plans/{plan_id}/payee_locations", false, getPayeeLocations},
-	{"GET", "/plans/{plan_id}/months", false, getMonths},
-	{"GET", "/plans/{plan_id}/months/{month}", false, getMonth},
-	{"GET", "/plans/{plan_id}/months/{month}/categories/{category_id}", false, getMonthCategory},
-	{"PATCH", "/plans/{plan_id}/months/{month}/categories/{category_id}", true, patchMonthCategory},
-	{"GET", "/plans/{plan_id}/months/{month}/transactions", false, getMonthTransactions},
-	{"GET", "/plans/{plan_id}/transactions", false, getTransactions},
-	{"POST", "/plans/{plan_id}/transactions", true, postTransactions},
-	{"PATCH", "/plans/{plan_id}/transactions", true, patchTransactions},
-	{"POST", "/plans/{plan_id}/transactions/import", true, importTransactions},
-	{"GET", "/plans/{plan_id}/transactions/{transaction_id}", false, getTransaction},
-	{"PUT", "/plans/{plan_id}/transactions/{transaction_id}", true, putTransaction},
-	{"DELETE", "/plans/{plan_id}/transactions/{transaction_id}", true, deleteTransaction},
-	{"GET", "/plans/{plan_id}/scheduled_transactions", false, getScheduledTransactions},
-	{"GET", "/plans/{plan_id}/scheduled_transactions/{scheduled_transaction_id}", false, getScheduledTransaction},
+	{"GET", "/user", false, getUser, false},
+	{"GET", "/plans", false, getPlans, false},
+	{"GET", "/plans/{plan_id}", false, getPlan, false},
+	{"GET", "/plans/{plan_id}/settings", false, getSettings, false},
+	{"GET", "/plans/{plan_id}/accounts", false, getAccounts, false},
+	{"POST", "/plans/{plan_id}/accounts", true, postAccount, false},
+	{"GET", "/plans/{plan_id}/accounts/{account_id}", false, getAccount, false},
+	{"GET", "/plans/{plan_id}/accounts/{account_id}/transactions", false, getAccountTransactions, false},
+	{"GET", "/plans/{plan_id}/categories", false, getCategories, false},
+	{"POST", "/plans/{plan_id}/categories", true, postCategory, false},
+	{"GET", "/plans/{plan_id}/categories/{category_id}", false, getCategory, false},
+	{"PATCH", "/plans/{plan_id}/categories/{category_id}", true, patchCategory, false},
+	{"GET", "/plans/{plan_id}/categories/{category_id}/transactions", false, getCategoryTransactions, false},
+	{"POST", "/plans/{plan_id}/category_groups", true, postCategoryGroup, false},
+	{"PATCH", "/plans/{plan_id}/category_groups/{category_group_id}", true, patchCategoryGroup, false},
+	{"GET", "/plans/{plan_id}/payees", false, getPayees, false},
+	{"POST", "/plans/{plan_id}/payees", true, postPayee, false},
+	{"GET", "/plans/{plan_id}/payees/{payee_id}", false, getPayee, false},
+	{"PATCH", "/plans/{plan_id}/payees/{payee_id}", true, patchPayee, false},
+	{"GET", "/plans/{plan_id}/payees/{payee_id}/transactions", false, getPayeeTransactions, false},
+	{"GET", "/plans/{plan_id}/payees/{payee_id}/payee_locations", false, getPayeeLocationsByPayee, false},
+	{"GET", "/plans/{plan_id}/payee_locations", false, getPayeeLocations, false},
+	{"GET", "/plans/{plan_id}/payee_locations/{payee_location_id}", false, getPayeeLocation, false},
+	{"GET", "/plans/{plan_id}/months", false, getMonths, false},
+	{"GET", "/plans/{plan_id}/months/{month}", false, getMonth, false},
+	{"GET", "/plans/{plan_id}/months/{month}/categories/{category_id}", false, getMonthCategory, false},
+	{"PATCH", "/plans/{plan_id}/months/{month}/categories/{category_id}", true, patchMonthCategory, false},
+	{"GET", "/plans/{plan_id}/months/{month}/transactions", false, getMonthTransactions, false},
+	{"GET", "/plans/{plan_id}/months/{month}/money_movements", false, getMonthMoneyMovements, false},
+	{"GET", "/plans/{plan_id}/months/{month}/money_movement_groups", false, getMonthMoneyMovementGroups, false},
+	{"GET", "/plans/{plan_id}/money_movements", false, getMoneyMovements, false},
+	{"GET", "/plans/{plan_id}/money_movement_groups", false, getMoneyMovementGroups, false},
+	{"GET", "/plans/{plan_id}/transactions", false, getTransactions, false},
+	{"POST", "/plans/{plan_id}/transactions", true, postTransactions, false},
+	{"PATCH", "/plans/{plan_id}/transactions", true, patchTransactions, false},
+	{"POST", "/plans/{plan_id}/transactions/import", true, importTransactions, false},
+	{"POST", "/plans/{plan_id}/transactions/bulk", true, postBulkTransactions, true},
+	{"GET", "/plans/{plan_id}/transactions/{transaction_id}", false, getTransaction, false},
+	{"PUT", "/plans/{plan_id}/transactions/{transaction_id}", true, putTransaction, false},
+	{"DELETE", "/plans/{plan_id}/transactions/{transaction_id}", true, deleteTransaction, false},
+	{"GET", "/plans/{plan_id}/scheduled_transactions", false, getScheduledTransactions, false},
+	{"POST", "/plans/{plan_id}/scheduled_transactions", true, postScheduledTransaction, false},
+	{"GET", "/plans/{plan_id}/scheduled_transactions/{scheduled_transaction_id}", false, getScheduledTransaction, false},
+	{"PUT", "/plans/{plan_id}/scheduled_transactions/{scheduled_transaction_id}", true, putScheduledTransaction, false},
+	{"DELETE", "/plans/{plan_id}/scheduled_transactions/{scheduled_transaction_id}", true, deleteScheduledTransaction, false},
 }
 
 // matched is the outcome of routing a request.
@@ -62,28 +77,51 @@ type matched struct {
 	params  map[string]string // the path's wildcards
 	allowed []string          // the methods the path has, when the method is wrong
 	key     string            // the counting key, like "GET /plans/{plan_id}"
+	// budgets is set for a request under the old /budgets paths (spec ≤ 1.78), which YNAB
+	// still serves, with the old keys in its answers (see legacyKeys).
+	budgets bool
 }
 
 const apiPrefix = "/v1"
+
+// YNAB renamed budgets to plans in spec 1.79 and still serves every /budgets path: the
+// routes are the same below the first segment.
+const (
+	plansSegment   = "/plans"
+	budgetsSegment = "/budgets"
+)
 
 func match(method, path string) matched {
 	rest, ok := strings.CutPrefix(path, apiPrefix)
 	if !ok || rest == "" {
 		return matched{key: method + " " + path}
 	}
+	budgets := false
+	if tail, ok := strings.CutPrefix(rest, budgetsSegment); ok && (tail == "" || tail[0] == '/') {
+		rest, budgets = plansSegment+tail, true
+	}
+	keyOf := func(pattern string) string {
+		if budgets {
+			pattern = budgetsSegment + strings.TrimPrefix(pattern, plansSegment)
+		}
+		return method + " " + pattern
+	}
 	segs := strings.Split(strings.TrimPrefix(rest, "/"), "/")
-	var m matched
+	m := matched{budgets: budgets}
 	for i := range routes {
 		rt := &routes[i]
+		if rt.legacy && !budgets {
+			continue
+		}
 		params, ok := matchPattern(rt.pattern, segs)
 		if !ok {
 			continue
 		}
 		if rt.method == method {
-			return matched{route: rt, params: params, key: method + " " + rt.pattern}
+			return matched{route: rt, params: params, key: keyOf(rt.pattern), budgets: budgets}
 		}
 		if m.key == "" {
-			m.key = method + " " + rt.pattern
+			m.key = keyOf(rt.pattern)
 		}
 		m.allowed = append(m.allowed, rt.method)
 	}
@@ -91,6 +129,25 @@ func match(method, path string) matched {
 		m.key = method + " " + path
 	}
 	return m
+}
+
+// legacyKeys are the members of an answer that the /budgets paths name the old way.
+var legacyKeys = map[string]string{"plans": "budgets", "default_plan": "default_budget", "plan": "budget"}
+
+// withLegacyKeys renames an answer's members for a request under /budgets.
+func withLegacyKeys(data any) any {
+	m, ok := data.(map[string]any)
+	if !ok {
+		return data
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if old, ok := legacyKeys[k]; ok {
+			k = old
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func matchPattern(pattern string, segs []string) (map[string]string, bool) {

@@ -24,10 +24,13 @@ const (
 	secondSampleKnowledge = 200
 )
 
+// sampleUserID is the id of the sample's user, who made every change of the sample.
+var sampleUserID = uuidFor("user")
+
 // sample builds the sample world dated by now.
 func sample(now time.Time) *world {
 	return &world{
-		UserID:   uuidFor("user"),
+		UserID:   sampleUserID,
 		LastUsed: PlanID,
 		Plans:    []*plan{huishouden(now), vakantiehuis(now)},
 	}
@@ -95,6 +98,7 @@ func huishouden(now time.Time) *plan {
 	}
 	b.assign(b.month(0), "Vakantie", cents(150000))
 	b.assign(b.month(0), "Noodfonds", cents(1210000))
+	b.sampleMovements()
 
 	huishoudenTransactions(b)
 
@@ -116,6 +120,12 @@ func huishouden(now time.Time) *plan {
 		{"Tennisvereniging Smash", "Tennis", "every3Months", b.nextMonthDay(8), cents(-13500)},
 	} {
 		b.schedule("Betaalrekening", s.payee, s.category, s.frequency, s.next, s.amount)
+	}
+	for _, l := range []struct{ payee, lat, long string }{
+		{"Albert Heijn", "52.0907", "5.1214"}, {"Albert Heijn", "52.0812", "5.1375"},
+		{"Jumbo", "52.1003", "5.1092"}, {"Market", "52.0894", "5.1180"},
+	} {
+		b.payeeLocation(l.payee, l.lat, l.long)
 	}
 	b.bankFeed("Betaalrekening", 1, cents(-1999), "Coolblue", "COOLBLUE B.V. ROTTERDAM NLD")
 	b.bankFeed("Betaalrekening", 0, cents(-435), "Albert Heijn", "ALBERT HEIJN 1394 UTRECHT NLD")
@@ -253,6 +263,7 @@ func vakantiehuis(now time.Time) *plan {
 			b.assign(b.month(k), name, cents(amount))
 		}
 	}
+	b.sampleMovements()
 	rta := "Inflow: Ready to Assign"
 	for _, t := range []txSpec{
 		{on: b.on(0, 1), account: "Rekening vakantiehuis", payee: "Starting Balance", category: rta, amount: cents(300000)},
@@ -445,6 +456,12 @@ func (b *builder) schedule(accountName, payee, categoryName, frequency, next str
 	b.p.Scheduled = append(b.p.Scheduled, &ynab.ScheduledTransaction{ID: b.id("scheduled", payee),
 		DateFirst: addMonths(next, -3), DateNext: next, Frequency: frequency, Amount: amount,
 		AccountID: b.id("account", accountName), PayeeID: ptr(b.payee(payee)), CategoryID: ptr(b.id("category", categoryName))})
+}
+
+// payeeLocation records a place where the mobile app saw a payee (in Utrecht).
+func (b *builder) payeeLocation(payee, latitude, longitude string) {
+	b.p.PayeeLocations = append(b.p.PayeeLocations, &ynab.PayeeLocation{ID: b.id("payee_location", payee+"@"+latitude+","+longitude),
+		PayeeID: b.payee(payee), Latitude: latitude, Longitude: longitude})
 }
 
 func (b *builder) bankFeed(accountName string, daysAgo int, amount int64, payee, statement string) {

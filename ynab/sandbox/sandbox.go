@@ -308,6 +308,9 @@ func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
 		}
 		return errorResponse(ae)
 	}
+	if m.budgets {
+		data = withLegacyKeys(data)
+	}
 	return response{status: status, body: map[string]any{"data": data}}
 }
 

@@ -131,7 +131,7 @@ func (c *call) hybrids(parent func(ynab.Transaction) bool, line func(ynab.SubTra
 		}
 		if parent(t) {
 			list = append(list, c.f.hybrid(ynab.HybridTransaction{TransactionSummary: t.TransactionSummary,
-				Type: "transaction", AccountName: t.AccountName, PayeeName: t.PayeeName, CategoryName: t.CategoryName}))
+				Type: "transaction", AccountName: t.AccountName, PayeeName: t.PayeeName, CategoryName: hybridCategory(t.CategoryName)}))
 		}
 		for _, s := range t.Subtransactions {
 			if line(s) && (tq.knowledge >= 0 || !s.Deleted) {
@@ -142,10 +142,19 @@ func (c *call) hybrids(parent func(ynab.Transaction) bool, line func(ynab.SubTra
 	return http.StatusOK, map[string]any{"transactions": list, "server_knowledge": c.p.Knowledge}, nil
 }
 
+// hybridCategory is a row's category_name: the spec makes it a string on HybridTransaction
+// (null is not allowed), and YNAB names a row without a category "Uncategorized".
+func hybridCategory(name *string) *string {
+	if name == nil {
+		return ptr("Uncategorized")
+	}
+	return name
+}
+
 // lineRow is a split line as a row of a hybrid list: the parent's fields, the line's own.
 func lineRow(t ynab.Transaction, s ynab.SubTransaction) ynab.HybridTransaction {
 	row := ynab.HybridTransaction{TransactionSummary: t.TransactionSummary, Type: "subtransaction",
-		ParentTransactionID: ptr(t.ID), AccountName: t.AccountName, PayeeName: t.PayeeName, CategoryName: s.CategoryName}
+		ParentTransactionID: ptr(t.ID), AccountName: t.AccountName, PayeeName: t.PayeeName, CategoryName: hybridCategory(s.CategoryName)}
 	row.ID, row.Amount, row.Memo, row.CategoryID = s.ID, s.Amount, s.Memo, s.CategoryID
 	row.TransferAccountID, row.TransferTransactionID, row.Deleted = s.TransferAccountID, s.TransferTransactionID, s.Deleted
 	if s.PayeeID != nil {

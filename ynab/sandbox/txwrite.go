@@ -44,19 +44,7 @@ func postTransactions(c *call) (int, any, error) {
 		return http.StatusCreated, map[string]any{"transaction_ids": []string{t.ID},
 			"transaction": c.served(t.ID), "server_knowledge": k}, nil
 	case body.Transactions != nil && len(*body.Transactions) > 0:
-		ids, duplicates := []string{}, []string{}
-		for i, in := range *body.Transactions {
-			if c.p.importTaken(in) {
-				duplicates = append(duplicates, *in.ImportID.Value)
-				continue
-			}
-			t, err := c.create(in)
-			if err != nil {
-				return 0, nil, withIndex(err, i)
-			}
-			ids = append(ids, t.ID)
-		}
-		k, err := c.commit()
+		ids, duplicates, k, err := c.createMany(*body.Transactions)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -64,6 +52,45 @@ func postTransactions(c *call) (int, any, error) {
 			"duplicate_import_ids": duplicates, "server_knowledge": k}, nil
 	}
 	return 0, nil, badRequest(`Send a transaction, {"transaction":{…}}, or a non-empty list, {"transactions":[…]}.`)
+}
+
+// createMany creates the transactions of a bulk write and commits them: a duplicate import_id
+// is skipped and listed, any other problem refuses the whole write.
+func (c *call) createMany(items []ynab.SaveTransaction) (ids, duplicates []string, knowledge int64, err error) {
+	ids, duplicates = []string{}, []string{}
+	for i, in := range items {
+		if c.p.importTaken(in) {
+			duplicates = append(duplicates, *in.ImportID.Value)
+			continue
+		}
+		t, err := c.create(in)
+		if err != nil {
+			return nil, nil, 0, withIndex(err, i)
+		}
+		ids = append(ids, t.ID)
+	}
+	knowledge, err = c.commit()
+	return ids, duplicates, knowledge, err
+}
+
+// postBulkTransactions is the deprecated POST /budgets/{budget_id}/transactions/bulk, dropped
+// from the spec in 2023 but still shipped by YNAB's JS SDK (DeprecatedApi): the bulk form of
+// POST /transactions, answering {"bulk":{transaction_ids, duplicate_import_ids}}.
+func postBulkTransactions(c *call) (int, any, error) {
+	var body struct {
+		Transactions []ynab.SaveTransaction `json:"transactions"`
+	}
+	if err := c.decode(&body); err != nil {
+		return 0, nil, err
+	}
+	if len(body.Transactions) == 0 {
+		return 0, nil, badRequest(`Send a non-empty list of transactions: {"transactions":[…]}.`)
+	}
+	ids, duplicates, _, err := c.createMany(body.Transactions)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, map[string]any{"bulk": map[string]any{"transaction_ids": ids, "duplicate_import_ids": duplicates}}, nil
 }
 
 func patchTransactions(c *call) (int, any, error) {
@@ -340,10 +367,11 @@ func (c *call) updatePayee(t *txn, in ynab.SaveTransaction) error {
 		}
 		t.PayeeID = ptr(py.ID)
 	case in.PayeeName.Value != nil:
-		if err := validName("payee_name", *in.PayeeName.Value, 200); err != nil {
+		id, err := c.payeeByName("payee_name", *in.PayeeName.Value)
+		if err != nil {
 			return err
 		}
-		t.PayeeID = ptr(c.payeeNamed(*in.PayeeName.Value))
+		t.PayeeID = ptr(id)
 	case in.PayeeID.Set:
 		t.PayeeID = nil
 	}
@@ -358,6 +386,21 @@ func (c *call) payeeNamed(name string) string {
 	py := &ynab.Payee{ID: c.p.newID("payee"), Name: name}
 	c.p.Payees = append(c.p.Payees, py)
 	return py.ID
+}
+
+// payeeByName resolves a payee_name as YNAB does: the payee of that name, else a new one; a
+// name YNAB reserves (see reservedPayee) makes no new payee.
+func (c *call) payeeByName(field, name string) (string, error) {
+	if err := validName(field, name, 200); err != nil {
+		return "", err
+	}
+	if py := c.p.payeeNamed(name); py != nil {
+		return py.ID, nil
+	}
+	if reservedPayee(name) {
+		return "", badRequest("%s %q is a payee name YNAB reserves for itself: choose another name.", field, name)
+	}
+	return c.payeeNamed(name), nil
 }
 
 // categoryFor resolves a category_id from a body. A credit card payment category is ignored,
@@ -401,10 +444,11 @@ func (c *call) makeSplit(t *txn, in ynab.SaveTransaction) error {
 			}
 			l.PayeeID = ptr(*s.PayeeID)
 		case s.PayeeName != nil:
-			if err := validName("payee_name", *s.PayeeName, 200); err != nil {
+			id, err := c.payeeByName("payee_name", *s.PayeeName)
+			if err != nil {
 				return err
 			}
-			l.PayeeID = ptr(c.payeeNamed(*s.PayeeName))
+			l.PayeeID = ptr(id)
 		}
 		if l.PayeeID != nil && c.p.accountOfTransferPayee(*l.PayeeID) != nil {
 			return badRequest("A transfer on a line of a split is not supported by the sandbox.")
