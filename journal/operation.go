@@ -210,10 +210,14 @@ func (op *Operation) apply(ev Event) error {
 		if hasOutcomes(o.Changes) {
 			op.Changes = op.settleChanges("")
 		} else {
-			// Written before per-change outcomes: a partial outcome listed only what was applied.
+			// Written before per-change outcomes: a partial outcome that listed changes listed only
+			// those applied; one that did not leaves each change's outcome unknown.
 			op.Changes = withOutcome(op.Changes, OutcomeApplied)
 			if o.Partial {
 				op.Status = StatusPartial
+				if len(o.Changes) == 0 {
+					op.Changes = withOutcome(op.Changes, OutcomeUnknown)
+				}
 			}
 		}
 		op.CreatedIDs, op.ServerKnowledge, op.Requests, op.Note = o.CreatedIDs, o.ServerKnowledge, o.Requests, o.Note

@@ -40,7 +40,7 @@ func TestWriteAhead(t *testing.T) {
 			return j.Applied(id, Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
 		}, func(op *Operation) {
 			op.Status, op.Note, op.Requests = StatusPartial, "the flags were set; the categories were not", 3
-			op.Changes = withOutcome(op.Changes, OutcomeApplied)
+			op.Changes = withOutcome(op.Changes, OutcomeUnknown)
 		}, "applied"},
 		{"partial, change by change", func(j *Journal, id string) (Operation, error) {
 			return j.Applied(id, Outcome{Changes: two(OutcomeApplied, OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})

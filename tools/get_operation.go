@@ -32,6 +32,9 @@ type changeView struct {
 	Label  string  `json:"label,omitempty"`
 	Before *object `json:"before" jsonschema:"the fields before, as YNAB names them; null for something created"`
 	After  *object `json:"after" jsonschema:"the fields after; null for something deleted"`
+	// Outcome is whether YNAB holds the change.
+	Outcome   string `json:"outcome" jsonschema:"applied (YNAB has it), not_applied (YNAB does not) or unknown (while the operation is prepared)"`
+	EnteredBy string `json:"entered_by,omitempty" jsonschema:"the earlier operation that had already entered it in YNAB; this one does not own it"`
 }
 
 type eventView struct {
@@ -66,7 +69,7 @@ func (h *handlers) getOperation(ctx context.Context, _ *mcp.CallToolRequest, in 
 		Changes: []changeView{}, Events: []eventView{}}
 	for _, c := range op.Changes {
 		out.Changes = append(out.Changes, changeView{Kind: c.Kind, ID: c.ID, Month: c.Month, Label: c.Label,
-			Before: asObject(c.Before), After: asObject(c.After)})
+			Before: asObject(c.Before), After: asObject(c.After), Outcome: c.Outcome, EnteredBy: c.EnteredBy})
 	}
 	for _, e := range op.Events {
 		out.Events = append(out.Events, eventView{ID: e.ID, Time: e.Time, Type: e.Type})

@@ -287,7 +287,11 @@ func writeChange(b *strings.Builder, ch journal.Change) {
 	if ch.Label != "" {
 		name += ": " + ch.Label
 	}
-	fmt.Fprintf(b, "  %s\n    before: %s\n    after:  %s\n", name, state(ch.Before, "(nothing: created)"), state(ch.After, "(nothing: deleted)"))
+	outcome := strings.ReplaceAll(ch.Outcome, "_", " ")
+	if ch.EnteredBy != "" {
+		outcome += ", entered by " + ch.EnteredBy
+	}
+	fmt.Fprintf(b, "  %s\n    before:  %s\n    after:   %s\n    in YNAB: %s\n", name, state(ch.Before, "(nothing: created)"), state(ch.After, "(nothing: deleted)"), outcome)
 }
 
 func state(raw json.RawMessage, none string) string {
