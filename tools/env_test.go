@@ -58,6 +58,9 @@ type testEnv struct {
 	log         *lockedWriter
 	asked       []string // the messages of the questions the client was asked
 	mu          sync.Mutex
+	// duringQuestion, if set, runs while the client is being asked, before it answers: what
+	// someone does in YNAB while the person reads the question.
+	duringQuestion func()
 	now         atomic.Pointer[time.Time] // the server's clock
 }
 
@@ -126,7 +129,11 @@ func (e *testEnv) connect(server *mcp.Server, kind clientKind, noDriver bool) *m
 		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			e.mu.Lock()
 			e.asked = append(e.asked, r.Params.Message)
+			during := e.duringQuestion
 			e.mu.Unlock()
+			if during != nil {
+				during()
+			}
 			switch kind.answer {
 			case "accept":
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"value": true}}, nil
