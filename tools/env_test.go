@@ -61,7 +61,7 @@ type testEnv struct {
 	// duringQuestion, if set, runs while the client is being asked, before it answers: what
 	// someone does in YNAB while the person reads the question.
 	duringQuestion func()
-	now         atomic.Pointer[time.Time] // the server's clock
+	now            atomic.Pointer[time.Time] // the server's clock
 }
 
 // setNow moves the server's clock (months like "current" follow it).
