@@ -112,7 +112,8 @@ func inverse(ctx context.Context, ch journal.Change, st State) (journal.Change, 
 		if exists {
 			return inv, "there again", nil
 		}
-		inv.Kind = KindCreated
+		// Entered again, it gets a new id from YNAB: the write path finds it by what it sent.
+		inv.Kind, inv.ID = KindCreated, ""
 	default:
 		return inv, "", fmt.Errorf("avenir does not know how to undo a change of kind %q", ch.Kind)
 	}
