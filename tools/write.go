@@ -243,8 +243,18 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 		cancel()
 		if err != nil {
 			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)
-			return nil, out, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v). "+
-				"Journal entry %s stays prepared; avenir settles it by reading YNAB when it next starts. Check in YNAB before trying again", applyErr, err, op.ID)
+			var known []string
+			for _, c := range outcome.Changes {
+				if c.Outcome == journal.OutcomeApplied {
+					known = append(known, c.Label+describeAfter(c, Digits(currency(w.plan))))
+				}
+			}
+			shown := ""
+			if len(known) > 0 {
+				shown = fmt.Sprintf(" YNAB's answers showed this part in YNAB: %s; the rest is not known.", strings.Join(known, "; "))
+			}
+			return nil, out, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v).%s "+
+				"Journal entry %s stays prepared; avenir settles it by reading YNAB when it next starts. Check in YNAB before trying again", applyErr, err, shown, op.ID)
 		}
 		outcome.Changes, outcome.ReadBack, outcome.Error = checked, true, applyErr.Error()
 	}
