@@ -263,7 +263,7 @@ func (s *Sandbox) answer(r *http.Request, m matched) response {
 	}
 	limit, ok := s.admit()
 	res := s.route(r, m, ok)
-	if limit != "" {
+	if limit != "" && ok { // YNAB sends no X-Rate-Limit with its 429
 		res.header = append(res.header, [2]string{"X-Rate-Limit", limit})
 	}
 	return res

@@ -176,7 +176,7 @@ func TestSplits(t *testing.T) {
 		t.Errorf("after a PATCH of the split: %+v", got.Transaction)
 	}
 	e := a.fail(400, "PATCH", plan+"/transactions", many(map[string]any{"id": market.ID, "subtransactions": lines}))
-	if !strings.Contains(e.Detail, "already a split") || !strings.HasSuffix(e.Detail, "(index: 0)") {
+	if e.Detail != "Updating subtransactions on an existing split transaction is not supported. (index: 0)" || !strings.HasSuffix(e.Detail, "(index: 0)") {
 		t.Errorf("detail = %q", e.Detail)
 	}
 	var cadeaus monthCategory

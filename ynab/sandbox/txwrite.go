@@ -131,7 +131,7 @@ func putTransaction(c *call) (int, any, error) {
 	id := c.params["transaction_id"]
 	t := c.p.txn(id)
 	if t == nil {
-		return 0, nil, notFound("transaction", id)
+		return 0, nil, c.missingTransaction(id)
 	}
 	if body.Transaction == nil {
 		return 0, nil, badRequest(`The body needs a transaction object: {"transaction":{…}}.`)
@@ -150,7 +150,7 @@ func deleteTransaction(c *call) (int, any, error) {
 	id := c.params["transaction_id"]
 	t := c.p.txn(id)
 	if t == nil {
-		return 0, nil, notFound("transaction", id)
+		return 0, nil, c.missingTransaction(id)
 	}
 	if t.TransferTransactionID != nil {
 		if mirror := c.p.txn(*t.TransferTransactionID); mirror != nil {
@@ -176,10 +176,10 @@ func importTransactions(c *call) (int, any, error) {
 		date := addDays(c.v.today, -item.DaysAgo)
 		t := &txn{TransactionSummary: ynab.TransactionSummary{ID: c.p.newID("transaction"), Date: date,
 			Amount: item.Amount, Cleared: ynab.Cleared, AccountID: item.AccountID,
-			PayeeID:                 ptr(c.payeeNamed(item.PayeeName)),
 			ImportID:                ptr(c.p.importID(item.AccountID, item.Amount, date)),
 			ImportPayeeName:         ptr(item.PayeeName),
 			ImportPayeeNameOriginal: ptr(item.Statement)}}
+		t.PayeeID = ptr(c.payeeNamed(item.PayeeName))
 		c.p.Transactions = append(c.p.Transactions, t)
 		ids = append(ids, t.ID)
 	}
@@ -188,6 +188,28 @@ func importTransactions(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusCreated, map[string]any{"transaction_ids": ids}, nil
+}
+
+// missingTransaction is the 404 for a transaction id in the path that names no transaction:
+// a split's line (a row of type subtransaction in the hybrid lists) is not one.
+func (c *call) missingTransaction(id string) error {
+	e := notFound("transaction", id)
+	if c.p.isLine(id) {
+		e.Detail += " It is a line of a split (a subtransaction), which the API cannot write: write its parent."
+	}
+	return e
+}
+
+// isLine reports whether id names a live line of a split.
+func (p *plan) isLine(id string) bool {
+	for _, t := range p.Transactions {
+		for _, s := range t.Subs {
+			if s.ID == id && !s.Deleted && !t.Deleted {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // importID is the id YNAB's direct import gives: YNAB:<milliunits>:<date>:<occurrence>.
@@ -233,6 +255,9 @@ func (c *call) target(in ynab.SaveTransaction) (*txn, error) {
 	case in.ID != "":
 		if t := c.p.txn(in.ID); t != nil {
 			return t, nil
+		}
+		if c.p.isLine(in.ID) {
+			return nil, badRequest("Transaction %q does not exist in this plan: it is a line of a split (a subtransaction), which the API cannot write.", in.ID)
 		}
 		return nil, badRequest("Transaction %q does not exist in this plan.", in.ID)
 	case in.ImportID.Value != nil:
@@ -422,7 +447,7 @@ func (c *call) categoryFor(id, current *string) (*string, error) {
 // makeSplit turns a transaction into a split with the lines of the save item.
 func (c *call) makeSplit(t *txn, in ynab.SaveTransaction) error {
 	if t.isSplit() {
-		return badRequest("This transaction is already a split: YNAB's API cannot change the lines of a split; only YNAB's apps can.")
+		return badRequest("Updating subtransactions on an existing split transaction is not supported.")
 	}
 	if in.CategoryID.Value != nil {
 		return badRequest("A split's category_id must be null: its categories go on its subtransactions.")
