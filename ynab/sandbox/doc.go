@@ -9,9 +9,23 @@
 //
 // It answers like YNAB: the same paths under /v1 (a plan_id may be "last-used"), the `data`
 // wrapper, null for empty fields, `*_formatted`/`*_currency` beside every amount except inside
-// the plan export, YNAB's error body and ids, server_knowledge and delta requests, 429 with
-// X-Rate-Limit when a rate limit is set. Given the same Now and the same requests it gives the
-// same ids and the same answers.
+// the plan export, YNAB's error body and ids, server_knowledge and delta requests, X-Rate-Limit
+// on the answers when a rate limit is set (not on the 429 itself). Given the same Now and the
+// same requests it gives the same ids and the same answers.
+//
+// # The API
+//
+// Every operation of YNAB's OpenAPI spec 1.86 (44), with its shapes, and, as YNAB still does
+// for its SDKs before the rename of budgets to plans (spec 1.79; ynab/ynab-sdk-js#194,
+// ynab/ynab-sdk-python#21), every path under /budgets as well, whose answers name their members
+// budgets, default_budget and budget; plus the deprecated POST /budgets/{id}/transactions/bulk
+// that YNAB's JS SDK still ships (DeprecatedApi; answer {"bulk":{transaction_ids,
+// duplicate_import_ids}}). A 404 404.1 says "There is no … in YNAB's API" only for a path the
+// API lacks; a 404.2 names the kind and id of what was not found. Transaction lists default
+// since_date to one year before today (spec 1.85); in the category and payee lists, where the
+// spec makes category_name a string, a row without a category is "Uncategorized". The
+// fidelity folder runs YNAB's official JS SDK (npm ynab 4.1.0 and 2.10.0) against the sandbox
+// and validates every answer against the spec.
 //
 // # The sample
 //
@@ -51,6 +65,8 @@
 // reconciled. Five scheduled transactions fall in the next month (rent, health insurance,
 // Netflix, a salary, the tennis club every 3 months). The first import from the bank brings in
 // 2 transactions on Betaalrekening (today and yesterday, cleared, unapproved, uncategorized).
+// There are four payee locations (Albert Heijn twice, Jumbo, Market) and, per assigned month,
+// a money movement group on its first day moving each category's amount from Ready to Assign.
 //
 // "Vakantiehuis" (SecondPlanID) is a holiday home: two accounts, four categories, 10
 // transactions.
@@ -106,7 +122,9 @@
 //   - A new transaction is uncleared and unapproved unless it says otherwise. An uncategorized
 //     transaction has category_id and category_name null; a split's category_name is "Split".
 //   - On an existing split, date, amount and category_id are ignored (as YNAB documents);
-//     subtransactions are refused, since YNAB's API cannot change a split's lines. A transfer
+//     subtransactions are refused with YNAB's "Updating subtransactions on an existing split
+//     transaction is not supported." A PUT with subtransactions turns a plain transaction
+//     into a split (YNAB's own JS example does so); deleting a split deletes its lines. A transfer
 //     on a split line is not supported.
 //   - A transfer (payee_id = an account's transfer_payee_id) gets its mirror on the other
 //     account, kept on the same date with the opposite amount; deleting either side deletes
@@ -117,6 +135,66 @@
 //   - Setting cleared to reconciled does not change an account's last_reconciled_at.
 //   - goal_needs_whole_amount: null leaves it as it is.
 //   - "last-used" is always Huishouden.
+//   - A subtransaction (a row of type subtransaction in the category and payee lists) cannot be
+//     written: PUT and DELETE answer 404, a PATCH item 400 ("does not exist", as YNAB answers
+//     for a subtransaction id, ynab/ynab-sdk-js#149), each saying it is a split's line.
+//   - POST /accounts creates the account on budget (otherAsset and otherLiability as tracking
+//     accounts) with its transfer payee and a cleared "Starting Balance" transaction of the
+//     balance dated today, to Ready to Assign (none for a card or a tracking account); a credit
+//     card gets its payment category in the group of the others ("Credit Card Payments").
+//   - Payees: YNAB's reserved names ("Starting Balance", "Manual Balance Adjustment",
+//     "Reconciliation Balance Adjustment", anything starting "Transfer :") are refused, for a
+//     new payee, a rename or a payee_name that would create one; transfer payees and YNAB's own
+//     payees cannot be renamed; a name another payee has is refused (YNAB's apps would merge
+//     the two; the API has no merge). Names are at most 500 characters.
+//   - Scheduled transactions: the date (the next occurrence) must be after today and at most 5
+//     years ahead (spec); only never, daily, weekly, monthly and yearly are written, and a
+//     schedule that repeats otherwise (every3Months, set in YNAB's apps) cannot be PUT at all
+//     (this rule is the project's reference, not the spec's text, whose enum lists all 13 for
+//     reading); split scheduled transactions cannot be created and credit card payment
+//     categories are refused (spec). A PUT keeps the fields it leaves out; a transfer payee
+//     sets transfer_account_id. Every scheduled transaction is served with subtransactions,
+//     [] when it is not a split, as the spec requires.
+//
+// # Money movements
+//
+// YNAB's money movements (spec 1.78+) are read-only, and YNAB does not document which changes
+// of assigned amounts create one. The sandbox records one for every change of a category's
+// assigned amount (PATCH /months/{month}/categories/{id}), in a group of its own: an increase
+// from Ready to Assign (from_category_id null) to the category, a decrease from the category to
+// Ready to Assign (to_category_id null), the amount positive. A move between two categories
+// done as two PATCHes, the only way the API allows, reads as YNAB's "move money": when the
+// second PATCH is the very next write on the plan, in the same month, with the opposite amount,
+// within a minute, the two become one movement from the one category to the other. Movements
+// are not in the plan export and have no delta requests (the spec has no
+// last_knowledge_of_server for them); their answers carry the plan's server_knowledge.
+//
+// # Sources
+//
+// YNAB's spec 1.86 (its descriptions of import_id, subtransactions, split dates and amounts,
+// scheduled dates, goal_frequency, since_date); YNAB's SDK pull requests for the /budgets paths
+// (ynab/ynab-sdk-js#194, ynab/ynab-sdk-python#21); ynab/ynab-sdk-js#149 (subtransaction ids);
+// ynab/ynab-sdk-js#205 (the JS SDK before 4.4.0 has no money_movements accessor);
+// jeffsawatzky/ynab-cli#90 (since_date's default); wesselt/bunq2ynab#51 (the date error);
+// YNAB's support thread on matching API transactions, as quoted in
+// gitviola/ynab-bank-importer#45 ("it hides the imported transaction and auto-matches").
+//
+// # What the sandbox still simplifies
+//
+//   - Credit card payment categories (see Derived figures): no overspending on a card turned
+//     into debt, no card payment target other than MF.
+//   - Age of money and target progress are the simple readings above; targets have no history,
+//     no snoozing, no DEBT targets.
+//   - No payee rename rules: payee_name never goes through one. Payee locations are read-only
+//     fixtures of the sample.
+//   - Scheduled transactions never come due: date_next does not move and nothing is entered on
+//     its date. A split scheduled transaction can only come from a saved state.
+//   - A transfer on a split line is not supported; transfers cannot move to another account.
+//   - No pending transactions, no debt account fields (debt_* are null), no flag names, no
+//     month notes; plans, settings and accounts beyond their creation cannot be changed, as
+//     in YNAB.
+//   - OAuth scopes (403.3) and subscription states (403.1, 403.2) exist only as injected faults.
+//   - "default" is not a plan_id alias (it needs OAuth's default plan selection).
 //
 // # Requests and faults
 //
