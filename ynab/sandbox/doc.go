@@ -132,6 +132,17 @@
 //   - import_id duplicates, deleted transactions included: 409 for a single create, skipped and
 //     listed in duplicate_import_ids for a bulk one. payee_name finds a payee by exact name or
 //     creates one.
+//   - Matching, as YNAB documents it for import_id: a transaction created with an import_id is
+//     imported, and YNAB matches it to a user-entered one (no import_id) on the same account
+//     with the same amount dated within ±10 days; a bank import (POST /transactions/import)
+//     matches the same way, and an imported transaction never matches another imported one.
+//     The sandbox takes the closest date, then the earliest entered, and never matches a split
+//     or a transfer. YNAB hides the imported half of a matched pair, so the pair shows as one
+//     transaction: the user-entered one, keeping its id, date, payee, category, memo, flag and
+//     approval, taking the import's import_id and import payee names, cleared if the import was
+//     (unless reconciled), with matched_transaction_id naming the hidden import, which no list
+//     or GET serves. A create that matched answers with that transaction (its id in
+//     transaction_ids), and so does a bank import.
 //   - Setting cleared to reconciled does not change an account's last_reconciled_at.
 //   - goal_needs_whole_amount: null leaves it as it is.
 //   - "last-used" is always Huishouden.

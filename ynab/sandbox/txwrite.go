@@ -179,6 +179,11 @@ func importTransactions(c *call) (int, any, error) {
 			ImportID:                ptr(c.p.importID(item.AccountID, item.Amount, date)),
 			ImportPayeeName:         ptr(item.PayeeName),
 			ImportPayeeNameOriginal: ptr(item.Statement)}}
+		if user := c.p.matchFor(t); user != nil {
+			user.match(t)
+			ids = append(ids, user.ID)
+			continue
+		}
 		t.PayeeID = ptr(c.payeeNamed(item.PayeeName))
 		c.p.Transactions = append(c.p.Transactions, t)
 		ids = append(ids, t.ID)
@@ -290,7 +295,56 @@ func (c *call) create(in ynab.SaveTransaction) (*txn, error) {
 		t.ImportID = ptr(*in.ImportID.Value)
 	}
 	c.p.Transactions = append(c.p.Transactions, t)
-	return t, c.update(t, in)
+	if err := c.update(t, in); err != nil {
+		return nil, err
+	}
+	if t.ImportID != nil {
+		if user := c.p.matchFor(t); user != nil {
+			c.p.Transactions = c.p.Transactions[:len(c.p.Transactions)-1]
+			user.match(t)
+			return user, nil
+		}
+	}
+	return t, nil
+}
+
+// matchWindow is how far apart, in days, an imported transaction and a user-entered one may be
+// dated and still match (YNAB's import_id documentation: "+/-10 days").
+const matchWindow = 10
+
+// matchFor finds the user-entered transaction an imported one matches, as YNAB does for the
+// API's import_id and for its bank imports: on the same account, with the same amount, dated
+// within matchWindow days, not imported itself (no import_id) and not matched yet; the closest
+// date wins, then the earliest entered. A split or a transfer on either side never matches.
+func (p *plan) matchFor(imported *txn) *txn {
+	if imported.isSplit() || imported.TransferAccountID != nil {
+		return nil
+	}
+	var best *txn
+	bestGap := matchWindow + 1
+	for _, t := range p.Transactions {
+		if t == imported || t.Deleted || t.AccountID != imported.AccountID || t.Amount != imported.Amount ||
+			t.ImportID != nil || t.MatchedTransactionID != nil || t.isSplit() || t.TransferAccountID != nil {
+			continue
+		}
+		if gap := abs(int64(daysBetween(t.Date, imported.Date))); int(gap) < bestGap {
+			best, bestGap = t, int(gap)
+		}
+	}
+	return best
+}
+
+// match merges an imported transaction into the user-entered one it matched. The pair shows as
+// one transaction, as in YNAB's register: the user-entered one, keeping its id, date, payee,
+// category, memo, flag and approval, taking the import's import_id and import payee names,
+// cleared if the import was (unless already reconciled), and pointing at the import through
+// matched_transaction_id. The imported half is hidden: no list or GET serves it.
+func (t *txn) match(imported *txn) {
+	t.ImportID, t.MatchedTransactionID = imported.ImportID, ptr(imported.ID)
+	t.ImportPayeeName, t.ImportPayeeNameOriginal = imported.ImportPayeeName, imported.ImportPayeeNameOriginal
+	if imported.Cleared == ynab.Cleared && t.Cleared == ynab.Uncleared {
+		t.Cleared = ynab.Cleared
+	}
 }
 
 // update writes the fields a save item carries onto a transaction.
