@@ -200,6 +200,75 @@ func TestControlIsNotCountedLimitedOrFaulted(t *testing.T) {
 	}
 }
 
+// YNAB answers 503 when a plan's export runs past 30 seconds; the sandbox prices the export by
+// the transactions it returns, so only a full export of a large plan fails.
+func TestExportFailsPastItsCost(t *testing.T) {
+	const n = 1000
+	a := newAPI(t, sandbox.Options{Sample: sandbox.LargeSample(n), ExportCost: 31 * time.Millisecond}) // 31 s
+	path := "/plans/" + sandbox.LargePlanID
+	e := a.fail(503, "GET", path, nil)
+	if e.ID != "503" || e.Name != "service_unavailable" || !strings.Contains(e.Detail, "took longer than 30s") ||
+		!strings.Contains(e.Detail, strconv.Itoa(n)+" transactions") {
+		t.Errorf("error = %+v", e)
+	}
+	a.fail(503, "GET", "/plans/last-used", nil)
+	a.fail(503, "GET", path+"?last_knowledge_of_server=0", nil) // everything changed since 0: as big
+
+	var list struct {
+		Transactions    []json.RawMessage
+		ServerKnowledge int64 `json:"server_knowledge"`
+	}
+	a.ok(200, "GET", path+"/transactions", nil, &list)
+	if len(list.Transactions) != n {
+		t.Errorf("GET transactions: %d, want %d", len(list.Transactions), n)
+	}
+	for _, p := range []string{"/accounts", "/categories", "/months", "/payees", "/scheduled_transactions"} {
+		a.ok(200, "GET", path+p, nil, nil)
+	}
+	var delta struct {
+		Plan struct{ Transactions []json.RawMessage }
+	}
+	a.ok(200, "GET", path+"?last_knowledge_of_server="+strconv.FormatInt(list.ServerKnowledge, 10), nil, &delta)
+	if len(delta.Plan.Transactions) != 0 {
+		t.Errorf("a delta with nothing new has %d transactions", len(delta.Plan.Transactions))
+	}
+	if c := a.sb.Counts(); c.ByRoute["GET /plans/{plan_id}"] != 4 {
+		t.Errorf("the failed exports are not counted as requests: %v", c.ByRoute)
+	}
+
+	// Cheaper, or with more time, the export answers; the control endpoint changes both.
+	for _, tt := range []struct {
+		body string
+		want int
+	}{
+		{`{"per_transaction":"30ms"}`, 200}, // 30 s: not past the limit
+		{`{"per_transaction":"31ms","limit":"40s"}`, 200},
+		{`{"per_transaction":0.031,"limit":30.5}`, 503},
+		{`{"per_transaction":"0s"}`, 200},
+		{`{"per_transaction":"1s","limit":"10m"}`, 503},
+	} {
+		body, want := tt.body, tt.want
+		if status, raw := a.control("PUT", "/export_cost", body); status != 200 {
+			t.Fatalf("PUT export_cost %s: %d %s", body, status, raw)
+		}
+		if got, _, raw := a.do("GET", path, nil); got != want {
+			t.Errorf("after %s: export %d, want %d: %.200s", body, got, want, raw)
+		}
+	}
+	if status, raw := a.control("GET", "/export_cost", ""); status != 200 || string(raw) != `{"data":{"export_cost":{"limit":"10m0s","per_transaction":"1s"}}}` {
+		t.Errorf("GET export_cost: %d %s", status, raw)
+	}
+	for body, want := range map[string]string{
+		`{"limit":"30s"}`:                       "per_transaction is required",
+		`{"per_transaction":"soon"}`:            "per_transaction must be",
+		`{"per_transaction":"1ms","limt":"1s"}`: `unknown key \"limt\" (keys: per_transaction, limit)`,
+	} {
+		if status, raw := a.control("PUT", "/export_cost", body); status != 400 || !strings.Contains(string(raw), want) {
+			t.Errorf("PUT %s: %d %s, want 400 with %q", body, status, raw, want)
+		}
+	}
+}
+
 // A write's delta stays small when the full export would fail.
 func TestExportCostLetsDeltasThrough(t *testing.T) {
 	a := newAPI(t, sandbox.Options{ExportCost: time.Second, ExportLimit: 80 * time.Second})

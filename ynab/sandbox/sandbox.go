@@ -35,6 +35,10 @@ type Options struct {
 	// Logger, if set, gets one line per request: method, path (never the query), status and
 	// duration. Never the token.
 	Logger *slog.Logger
+	// Sample is the plan a fresh sandbox starts from and Reset restores: StandardSample or
+	// LargeSample; the zero value, the one the state file holds, else the standard one. A
+	// state file holding another sample than the one set is refused.
+	Sample Sample
 	// ExportCost is what one transaction costs the full plan export (GET /plans/{plan_id}),
 	// and ExportLimit (default 30s, YNAB's) what it may cost before YNAB's 503; 0 = free.
 	ExportCost, ExportLimit time.Duration
@@ -92,8 +96,11 @@ func New(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.Sample.check(w, opts.StatePath); err != nil {
+		return nil, err
+	}
 	if w == nil {
-		w = sample(opts.Now())
+		w = opts.Sample.build(opts.Now())
 	}
 	s.w = w
 	return s, nil
@@ -104,7 +111,7 @@ func New(opts Options) (*Sandbox, error) {
 func (s *Sandbox) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fresh := sample(s.opts.Now())
+	fresh := s.resetSample().build(s.opts.Now())
 	for i, p := range fresh.Plans {
 		if old := s.w.findPlan(p.ID); old != nil {
 			fresh.Plans[i] = p.succeed(old)
