@@ -18,7 +18,8 @@ const FaultSyntax = `METHOD PATH [key=value]...
   METHOD         GET, POST, PUT, PATCH, DELETE, or * for any method
   PATH           a path under /v1: {name} or * is any one segment
                  (/plans/{plan_id}/payees), a final / is everything
-                 below (/plans/), and * alone is any path
+                 below (/plans/), and * alone is any path; /plans
+                 and the old /budgets are the same paths
   status=N       answer status N (400-599) with YNAB's error body
   error=ID       answer YNAB's error ID (401, 403.1, 404.2, 429, 503...)
   retry-after=D  with status or error: a Retry-After header
@@ -295,7 +296,7 @@ func (f *Fault) matches(r *http.Request) bool {
 }
 
 // pathMatches matches a request path against a fault's pattern (see FaultSyntax), both taken
-// under /v1.
+// under /v1, and with /budgets read as /plans: YNAB serves both, and so a rule covers both.
 func pathMatches(pattern, path string) bool {
 	if pattern == "" {
 		return true
@@ -317,10 +318,12 @@ func pathMatches(pattern, path string) bool {
 
 func underAPI(path string) string {
 	if path == apiPrefix {
-		return "/"
+		path = "/"
+	} else if rest, ok := strings.CutPrefix(path, apiPrefix+"/"); ok {
+		path = "/" + rest
 	}
-	if rest, ok := strings.CutPrefix(path, apiPrefix+"/"); ok {
-		return "/" + rest
+	if tail, ok := strings.CutPrefix(path, budgetsSegment); ok && (tail == "" || tail[0] == '/') {
+		path = plansSegment + tail
 	}
 	return path
 }
