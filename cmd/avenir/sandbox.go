@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
+	"strings"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
-const sandboxUsage = `Usage:
-  avenir sandbox serve [--addr 127.0.0.1:8765] [--state FILE] [--token TOKEN] [--rate-limit N] [--allow-remote]
-  avenir sandbox reset [--state FILE]
+// sandboxUsage is the help of `avenir sandbox`; the fault rules' syntax is the sandbox's own.
+var sandboxUsage = `Usage:
+  avenir sandbox serve [--addr 127.0.0.1:8765] [--state FILE] [--sample NAME] [--token TOKEN]
+                       [--rate-limit N] [--fault RULE]... [--export-cost D] [--allow-remote]
+  avenir sandbox reset [--state FILE] [--sample NAME]
 
 serve runs the YNAB API emulator with its sample plan on its own, for any YNAB client: it prints
 its base URL (like http://127.0.0.1:8765/v1), logs each request on stderr, and saves its state
@@ -24,9 +28,39 @@ Flags:
   --addr ADDR        where to listen (default 127.0.0.1:8765; port 0 picks a free one)
   --allow-remote     allow an address other than loopback: the sandbox has no real security
   --state FILE       the state file (default: the one 'avenir serve --sandbox' uses,
-                     $XDG_STATE_HOME/avenir/sandbox.json)
+                     $XDG_STATE_HOME/avenir/sandbox.json; sandbox-large.json beside it for
+                     a large sample)
+  --sample NAME      the plan a new state starts from and reset restores: standard (the
+                     default), large (a family's plan with 50000 transactions over 14 years)
+                     or large:N (N transactions, 1000 to 200000, history about N/300 months).
+                     serve refuses a state file that holds another sample: reset it first
   --token TOKEN      accept only this bearer token (default: any)
   --rate-limit N     answer 429 after N requests in an hour, as YNAB does (default 0: no limit)
+  --fault RULE       answer some requests with an error, a delay or a dropped connection,
+                     to test a client's error handling; repeat it for more rules (below)
+  --export-cost D    what each transaction costs the full plan export GET /plans/{plan_id}
+                     (like 1ms): past YNAB's 30 seconds it answers YNAB's 503 at once, as YNAB
+                     does for a large plan, while deltas and the other endpoints still answer
+                     (default 0: free)
+
+Fault rules, for --fault and the control endpoint:
+  ` + strings.ReplaceAll(sandbox.FaultSyntax, "\n", "\n  ") + `
+  Rules are tried in the order given: one that matches and still has skips left
+  counts the request as skipped and lets the next rules try it; the first that
+  matches without skips answers it and uses one of its times. For example:
+    --fault 'POST /plans/*/transactions status=503 times=2'
+    --fault 'GET /plans/{plan_id}/ status=429 retry-after=60 skip=3'
+    --fault 'PATCH * drop=after'
+
+The control endpoint, beside /v1 on the same address, steers a running sandbox. It answers
+only this machine, with the sandbox's token (any bearer token when started without --token),
+and its requests are not counted, rate-limited or faulted:
+  GET|POST|DELETE  /_sandbox/faults       list, add or clear the fault rules; POST takes a
+                   JSON rule ({"method":"POST","path":"/plans/*/transactions","status":503,
+                   "times":2}; keys as above, retry_after and delay in seconds or like "2s"),
+                   a JSON array of them, or rules as text, one a line
+  GET|DELETE       /_sandbox/counts       the YNAB requests received by route, or start again
+  GET|PUT          /_sandbox/export_cost  {"per_transaction":"1ms","limit":"30s"}
 `
 
 func runSandbox(ctx context.Context, args []string, e env) error {
@@ -51,54 +85,105 @@ func runSandbox(ctx context.Context, args []string, e env) error {
 func sandboxServe(ctx context.Context, args []string, e env) error {
 	fs := sandboxFlags("sandbox serve", e)
 	addr := fs.String("addr", "127.0.0.1:8765", "where to listen")
-	state := fs.String("state", sandboxStatePath(e.getenv), "the state file")
+	state := fs.String("state", "", "the state file")
+	sampleName := fs.String("sample", "", "standard, large or large:N")
 	token := fs.String("token", "", "accept only this bearer token")
 	rateLimit := fs.Int("rate-limit", 0, "requests allowed per hour")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback address")
+	exportCost := fs.Duration("export-cost", 0, "what one transaction costs the full plan export")
+	var faults []sandbox.Fault
+	fs.Func("fault", "a fault rule; repeat for more", func(rule string) error {
+		f, err := sandbox.ParseFault(rule)
+		if err == nil {
+			faults = append(faults, f)
+		}
+		return err
+	})
 	if err := parseSandboxFlags(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case *rateLimit < 0:
 		return usagef("sandbox serve: --rate-limit must be 0 (no limit) or more, not %d", *rateLimit)
+	case *exportCost < 0:
+		return usagef("sandbox serve: --export-cost must be 0 (free) or more, like 1ms, not %s", *exportCost)
 	case !*allowRemote && !isLoopback(*addr):
 		return usagef("sandbox serve: %s is not a loopback address; the sandbox accepts any token, so it listens "+
 			"only on this machine (like 127.0.0.1:8765) unless you add --allow-remote", *addr)
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	sb, err := sandbox.New(sandbox.Options{StatePath: *state, Token: *token, RateLimit: *rateLimit, Logger: log})
+	smp, path, err := sandboxSample("sandbox serve", *sampleName, *state, e.getenv)
 	if err != nil {
 		return err
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	sb, err := sandbox.New(sandbox.Options{StatePath: path, Token: *token, RateLimit: *rateLimit, Logger: log,
+		Sample: smp, ExportCost: *exportCost})
+	if err != nil {
+		return err
+	}
+	for _, f := range faults {
+		sb.InjectFault(f)
+		log.Info("sandbox fault queued", "rule", f.String())
 	}
 	srv, err := sb.Listen(*addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, srv.URL)
-	log.Info("sandbox serving the YNAB API", "url", srv.URL, "state", *state)
+	log.Info("sandbox serving the YNAB API", "url", srv.URL, "state", path, "sample", sb.Sample().String())
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return fmt.Errorf("sandbox: stopping: %w", err)
 	}
-	log.Info("sandbox stopped, state saved", "state", *state)
+	log.Info("sandbox stopped, state saved", "state", path)
 	return nil
 }
 
 func sandboxReset(args []string, e env) error {
 	fs := sandboxFlags("sandbox reset", e)
-	state := fs.String("state", sandboxStatePath(e.getenv), "the state file")
+	state := fs.String("state", "", "the state file")
+	sampleName := fs.String("sample", "", "standard, large or large:N")
 	if err := parseSandboxFlags(fs, args); err != nil {
 		return err
 	}
-	sb, err := sandbox.New(sandbox.Options{StatePath: *state})
+	smp, path, err := sandboxSample("sandbox reset", *sampleName, *state, e.getenv)
 	if err != nil {
 		return err
 	}
-	if err := sb.Reset(); err != nil {
+	sb, err := sandbox.New(sandbox.Options{StatePath: path}) // whatever it holds: reset replaces it
+	if err != nil {
+		return err
+	}
+	if *sampleName != "" {
+		err = sb.ResetTo(smp)
+	} else {
+		err = sb.Reset()
+	}
+	if err != nil {
 		return fmt.Errorf("sandbox reset: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "The sandbox's sample plan is restored in %s.\n", *state)
+	fmt.Fprintf(e.stdout, "The sandbox's %s sample plan is restored in %s.\n", sb.Sample(), path)
 	return nil
+}
+
+// sandboxSample reads --sample ("" leaves it to the state file) and picks the state file: the
+// one given, else the default one for the sample, so that trying the large sample does not
+// replace the plan 'avenir serve --sandbox' works on.
+func sandboxSample(cmd, name, state string, getenv func(string) string) (sandbox.Sample, string, error) {
+	var smp sandbox.Sample
+	if name != "" {
+		var err error
+		if smp, err = sandbox.ParseSample(name); err != nil {
+			return smp, "", usagef("%s: --sample: %v", cmd, err)
+		}
+	}
+	if state == "" {
+		state = sandboxStatePath(getenv)
+		if strings.HasPrefix(smp.String(), "large") {
+			state = filepath.Join(filepath.Dir(state), "sandbox-large.json")
+		}
+	}
+	return smp, state, nil
 }
 
 func sandboxFlags(name string, e env) *flag.FlagSet {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -181,12 +182,28 @@ func TestSandboxCommandLine(t *testing.T) {
 		{"all interfaces", []string{"sandbox", "serve", "--addr", "0.0.0.0:8765"}, 2, "not a loopback address"},
 		{"no host", []string{"sandbox", "serve", "--addr", ":8765"}, 2, "--allow-remote"},
 		{"another machine", []string{"sandbox", "serve", "--addr", "192.168.1.20:8765"}, 2, "not a loopback address"},
+		{"help on faults", []string{"sandbox", "--help"}, 0, ""},
+		{"a rule that does nothing", []string{"sandbox", "serve", "--fault", "GET /user"}, 2,
+			`invalid value "GET /user" for flag -fault: the rule does nothing`},
+		{"a rule without a path", []string{"sandbox", "serve", "--fault", "status=503"}, 2, "starts with a method and a path"},
+		{"a bad status", []string{"sandbox", "serve", "--fault", "GET /user status=302"}, 2, "400 to 599, not 302"},
+		{"an unknown sample", []string{"sandbox", "serve", "--sample", "huge"}, 2, `--sample: sample must be standard, large or large:N`},
+		{"a tiny large sample", []string{"sandbox", "reset", "--sample", "large:5"}, 2, "1000 to 200000 transactions, not 5"},
+		{"a negative export cost", []string{"sandbox", "serve", "--export-cost", "-1ms"}, 2, "--export-cost must be 0"},
+		{"a sample without the sandbox", []string{"serve", "--sample", "large"}, 2, "--sample goes with --sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			err := run(context.Background(), tt.args, env{stdout: &out, stderr: &errOut, getenv: getenv})
 			code := exitCode(err, &errOut)
+			if tt.name == "help on faults" {
+				for _, want := range []string{"--fault RULE", "retry-after=D", "drop=after", "--sample NAME", "--export-cost D", "/_sandbox/faults"} {
+					if !strings.Contains(out.String(), want) {
+						t.Errorf("the help lacks %q:\n%s", want, out.String())
+					}
+				}
+			}
 			if code != tt.wantCode || !strings.Contains(errOut.String(), tt.wantStderr) {
 				t.Errorf("avenir %v: exit %d, stderr %q; want exit %d and %q", tt.args, code, errOut.String(), tt.wantCode, tt.wantStderr)
 			}
@@ -254,4 +271,139 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// request sends a request with a bearer token ("" for none) and returns the status, headers
+// and body.
+func request(t *testing.T, method, url, token, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(raw)
+}
+
+// Faults from the command line and from the control endpoint reach a client of the real binary.
+func TestSandboxServeFaults(t *testing.T) {
+	env, dir := isolatedEnv(t)
+	sp := startSandbox(t, env, "--state", filepath.Join(dir, "s.json"), "--token", "s3cret",
+		"--fault", "GET /user status=503 retry-after=7 times=2", "--fault", "POST /plans/*/transactions drop=before")
+	for i := range 2 {
+		status, h, body := request(t, "GET", sp.url+"/user", "s3cret", "")
+		if status != 503 || h.Get("Retry-After") != "7" || !strings.Contains(body, `"service_unavailable"`) {
+			t.Errorf("GET /user #%d: %d (Retry-After %q) %s; want the rule's 503", i+1, status, h.Get("Retry-After"), body)
+		}
+	}
+	if status, _, body := request(t, "GET", sp.url+"/user", "s3cret", ""); status != 200 {
+		t.Errorf("GET /user after the rule's two times: %d %s", status, body)
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // no retry on a fresh connection
+	req, _ := http.NewRequest("POST", sp.url+"/plans/last-used/transactions", strings.NewReader(`{"transaction":{}}`))
+	req.Header.Set("Authorization", "Bearer s3cret")
+	if res, err := client.Do(req); err == nil {
+		res.Body.Close()
+		t.Errorf("the dropped POST got an answer: %d", res.StatusCode)
+	}
+
+	control := strings.TrimSuffix(sp.url, "/v1") + "/_sandbox"
+	if status, _, body := request(t, "POST", control+"/faults", "", "GET /plans/*/accounts error=403.1"); status != 401 {
+		t.Errorf("the control endpoint without the token: %d %s", status, body)
+	}
+	if status, _, body := request(t, "POST", control+"/faults", "guess", "GET /plans/*/accounts error=403.1"); status != 401 {
+		t.Errorf("the control endpoint with a wrong token: %d %s", status, body)
+	}
+	if status, _, body := request(t, "POST", control+"/faults", "s3cret", "GET /plans/*/accounts error=403.1"); status != 201 {
+		t.Fatalf("POST a rule: %d %s", status, body)
+	}
+	if status, _, body := request(t, "GET", sp.url+"/plans/last-used/accounts", "s3cret", ""); status != 403 ||
+		!strings.Contains(body, `"subscription_lapsed"`) {
+		t.Errorf("GET accounts after the rule: %d %s", status, body)
+	}
+	status, _, body := request(t, "GET", control+"/counts", "s3cret", "")
+	var counts struct {
+		Data struct {
+			Counts struct {
+				Total   int
+				ByRoute map[string]int `json:"by_route"`
+			}
+		}
+	}
+	if status != 200 || json.Unmarshal([]byte(body), &counts) != nil {
+		t.Fatalf("GET counts: %d %s", status, body)
+	}
+	if c := counts.Data.Counts; c.Total != 5 || c.ByRoute["GET /user"] != 3 || c.ByRoute["POST /plans/{plan_id}/transactions"] != 1 ||
+		c.ByRoute["GET /plans/{plan_id}/accounts"] != 1 {
+		t.Errorf("counts %+v: want the 5 API requests, not the control ones", c)
+	}
+	sp.stop(t)
+	log := sp.stderr.String()
+	for _, want := range []string{`rule="GET /user status=503 retry-after=7s times=2"`, "sandbox control", "status=dropped"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "s3cret") || strings.Contains(log, "guess") {
+		t.Error("the log shows a token")
+	}
+}
+
+// The large sample gets a state file of its own, its export fails past its cost like YNAB's,
+// and a state file holding another sample is refused until it is reset.
+func TestSandboxServeLargeSample(t *testing.T) {
+	procEnv, dir := isolatedEnv(t)
+	sp := startSandbox(t, procEnv, "--sample", "large:1000", "--export-cost", "31ms")
+	status, _, body := request(t, "GET", sp.url+"/plans/last-used", "any", "")
+	if status != 503 || !strings.Contains(body, `"service_unavailable"`) || !strings.Contains(body, "took longer than 30s") {
+		t.Errorf("the full export: %d %.300s; want YNAB's 503", status, body)
+	}
+	var list struct {
+		Transactions    []json.RawMessage
+		ServerKnowledge int64 `json:"server_knowledge"`
+	}
+	if code := call(t, "GET", sp.url+"/plans/last-used/transactions", "any", "", &list); code != 200 || len(list.Transactions) != 1000 {
+		t.Errorf("GET transactions: %d with %d transactions, want 1000", code, len(list.Transactions))
+	}
+	if code := call(t, "GET", sp.url+"/plans/last-used?last_knowledge_of_server="+strconv.FormatInt(list.ServerKnowledge, 10), "any", "", nil); code != 200 {
+		t.Errorf("a delta export: %d", code)
+	}
+	sp.stop(t)
+	large := filepath.Join(dir, "avenir", "sandbox-large.json")
+	if _, err := os.Stat(large); err != nil {
+		t.Fatalf("no state at %s: %v", large, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "avenir", "sandbox.json")); err == nil {
+		t.Error("the large sample wrote the state file of 'avenir serve --sandbox'")
+	}
+
+	getenv := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return dir
+		}
+		return ""
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"sandbox", "serve", "--addr", "127.0.0.1:0", "--sample", "large:2000"},
+		env{stdout: &out, stderr: &errOut, getenv: getenv})
+	if code := exitCode(err, &errOut); code != 1 || !strings.Contains(errOut.String(), "holds the large:1000 sample, not large:2000") {
+		t.Errorf("serving another size over the state: exit %d, %s", code, errOut.String())
+	}
+	err = run(context.Background(), []string{"sandbox", "reset", "--sample", "large:2000"}, env{stdout: &out, stderr: &errOut, getenv: getenv})
+	if err != nil || !strings.Contains(out.String(), "large:2000 sample plan is restored in "+large) {
+		t.Fatalf("reset: %v, %s", err, out.String())
+	}
+	again := startSandbox(t, procEnv, "--sample", "large:2000")
+	if code := call(t, "GET", again.url+"/plans/last-used/transactions", "any", "", &list); code != 200 || len(list.Transactions) != 2000 {
+		t.Errorf("after the reset: %d with %d transactions, want 2000", code, len(list.Transactions))
+	}
+	again.stop(t)
 }

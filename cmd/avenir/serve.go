@@ -19,12 +19,13 @@ import (
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
-const serveUsage = `Usage: avenir serve [--sandbox] [--log-level LEVEL]
+const serveUsage = `Usage: avenir serve [--sandbox [--sample NAME]] [--log-level LEVEL]
 
 Runs the avenir MCP server on stdin/stdout for an MCP client (Claude Desktop, Claude Code,
 VS Code, …). The client starts it; you do not run it by hand.
 
   --sandbox          use the built-in YNAB emulator and its sample plan instead of YNAB
+  --sample NAME      with --sandbox: standard (default), large or large:N (see avenir sandbox --help)
   --log-level LEVEL  debug, info, warn or error (default info); logs go to stderr
 
 Environment:
@@ -53,6 +54,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() { fmt.Fprint(e.stderr, serveUsage) }
 	useSandbox := fs.Bool("sandbox", false, "use the built-in YNAB emulator")
+	sampleName := fs.String("sample", "", "with --sandbox: standard, large or large:N")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -72,7 +74,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	token := e.getenv("YNAB_ACCESS_TOKEN")
 	baseURL := e.getenv("AVENIR_MCP_YNAB_URL")
 	if *useSandbox {
-		sb, err := sandbox.New(sandbox.Options{StatePath: sandboxStatePath(e.getenv)})
+		smp, state, err := sandboxSample("serve", *sampleName, "", e.getenv)
+		if err != nil {
+			return err
+		}
+		sb, err := sandbox.New(sandbox.Options{StatePath: state, Sample: smp})
 		if err != nil {
 			return fmt.Errorf("starting the sandbox: %w", err)
 		}
@@ -82,7 +88,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 		}
 		defer srv.Close()
 		baseURL, token = srv.URL, "sandbox"
-		log.Info("sandbox YNAB emulator running", "url", srv.URL, "state", sandboxStatePath(e.getenv))
+		log.Info("sandbox YNAB emulator running", "url", srv.URL, "state", state)
+	} else if *sampleName != "" {
+		return usagef("serve: --sample goes with --sandbox")
 	} else if strings.TrimSpace(token) == "" {
 		return errors.New(noToken)
 	}

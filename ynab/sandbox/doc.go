@@ -145,7 +145,7 @@
 //     transaction_ids), and so does a bank import.
 //   - Setting cleared to reconciled does not change an account's last_reconciled_at.
 //   - goal_needs_whole_amount: null leaves it as it is.
-//   - "last-used" is always Huishouden.
+//   - "last-used" is always Huishouden (Gezin in the large sample).
 //   - A subtransaction (a row of type subtransaction in the category and payee lists) cannot be
 //     written: PUT and DELETE answer 404, a PATCH item 400 ("does not exist", as YNAB answers
 //     for a subtransaction id, ynab/ynab-sdk-js#149), each saying it is a split's line.
@@ -214,4 +214,16 @@
 // NewTest), not a bare ServeHTTP; note that Go's HTTP client retries an idempotent request
 // once on a reused connection that closes without an answer. The rate limit counts the
 // authorised requests it admits over a rolling hour of Now; a refused one does not count.
+//
+// Faults are also written as rules (ParseFault, FaultSyntax), on `avenir sandbox serve
+// --fault` or on the control endpoint beside /v1 (/_sandbox/faults, /_sandbox/counts,
+// /_sandbox/export_cost), which answers loopback requests with the sandbox's token and is
+// itself neither counted, rate-limited nor faulted. With Options.ExportCost the full plan
+// export fails with YNAB's 503 once its cost passes 30 seconds, as YNAB's does on a large plan.
+//
+// # The large sample
+//
+// Options.Sample = LargeSample(n) serves "Gezin" (LargePlanID, the last-used and only plan)
+// instead: exactly n transactions over years, built and dated like the sample above (see
+// LargeSample), for clients and benchmarks that need a plan of a real size.
 package sandbox

@@ -17,6 +17,7 @@ type world struct {
 	UserID   string  `json:"user_id"`
 	LastUsed string  `json:"last_used_plan_id"`
 	Plans    []*plan `json:"plans"`
+	Sample   string  `json:"sample,omitempty"` // what Reset restores: "" standard, "large:N"
 }
 
 // plan is one plan's facts, its server knowledge and the bookkeeping that makes delta

@@ -35,6 +35,13 @@ type Options struct {
 	// Logger, if set, gets one line per request: method, path (never the query), status and
 	// duration. Never the token.
 	Logger *slog.Logger
+	// Sample is the plan a fresh sandbox starts from and Reset restores: StandardSample or
+	// LargeSample; the zero value, the one the state file holds, else the standard one. A
+	// state file holding another sample than the one set is refused.
+	Sample Sample
+	// ExportCost is what one transaction costs the full plan export (GET /plans/{plan_id}),
+	// and ExportLimit (default 30s, YNAB's) what it may cost before YNAB's 503; 0 = free.
+	ExportCost, ExportLimit time.Duration
 }
 
 // Sandbox is a YNAB API emulator serving a sample plan (see the package doc). It is safe for
@@ -50,6 +57,8 @@ type Sandbox struct {
 	counts Counts
 	faults []*Fault
 	window []time.Time // when the requests of the last hour were served
+
+	export exportCost // the export's cost, as set by Options or the control endpoint
 }
 
 // Counts are the requests a Sandbox received since the last ResetCounts.
@@ -64,11 +73,13 @@ type Counts struct {
 // client copes with a failing YNAB.
 type Fault struct {
 	Method       string        // "" = any method
+	Path         string        // a path pattern under /v1 (see ParseFault); "" = any path
 	PathContains string        // "" = any path (matched against the path, /v1 included)
 	Skip         int           // let this many matching requests through untouched first
 	Count        int           // how many requests get the fault; 0 means 1
 	Status       int           // answer this status with YNAB's error body (e.g. 401, 429, 500, 503)
 	ErrorID      string        // a YNAB error id ("403.1", "403.3", …): sets the status and the name
+	RetryAfter   time.Duration // with Status or ErrorID: a Retry-After header, in seconds rounded up
 	Delay        time.Duration // wait this long first; stop early if the request's context ends
 	Drop         bool          // close the connection without an answer, before handling
 	DropAfter    bool          // handle the request (a write is applied and saved), then close without an answer
@@ -85,8 +96,11 @@ func New(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.Sample.check(w, opts.StatePath); err != nil {
+		return nil, err
+	}
 	if w == nil {
-		w = sample(opts.Now())
+		w = opts.Sample.build(opts.Now())
 	}
 	s.w = w
 	return s, nil
@@ -97,7 +111,7 @@ func New(opts Options) (*Sandbox, error) {
 func (s *Sandbox) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fresh := sample(s.opts.Now())
+	fresh := s.resetSample().build(s.opts.Now())
 	for i, p := range fresh.Plans {
 		if old := s.w.findPlan(p.ID); old != nil {
 			fresh.Plans[i] = p.succeed(old)
@@ -155,7 +169,7 @@ func (s *Sandbox) takeFault(r *http.Request) *Fault {
 	s.reqMu.Lock()
 	defer s.reqMu.Unlock()
 	for i, f := range s.faults {
-		if (f.Method == "" || strings.EqualFold(f.Method, r.Method)) && strings.Contains(r.URL.Path, f.PathContains) {
+		if f.matches(r) {
 			if f.Skip > 0 {
 				f.Skip--
 				continue
@@ -207,6 +221,9 @@ func (s *Sandbox) admit() (header string, ok bool) {
 
 // ServeHTTP serves YNAB's API under /v1.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveControl(w, r) {
+		return
+	}
 	started := time.Now()
 	m := match(r.Method, r.URL.Path)
 	s.count(r.Method, m.key)
@@ -220,7 +237,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var res response
 	if f != nil && (f.Status != 0 || f.ErrorID != "") {
-		res = errorResponse(faultError(f))
+		res = faultResponse(f)
 	} else {
 		res = s.answer(r, m)
 	}
@@ -289,6 +306,9 @@ func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
 			return errorResponse(notFound("plan", id))
 		}
 		c.v, c.f = s.view(c.p), formatter{c.p.CurrencyFormat}
+	}
+	if ae := c.exportTimeout(m); ae != nil {
+		return errorResponse(ae)
 	}
 	var before []byte
 	if m.route.write && c.p != nil {
