@@ -57,6 +57,9 @@ type jChange struct {
 	Before  json.RawMessage `json:"before"`
 	After   json.RawMessage `json:"after"`
 	Outcome string          `json:"outcome"`
+	// EnteredBy names the earlier operation that entered a transaction an identical retry
+	// found in YNAB: the retry does not own it.
+	EnteredBy string `json:"entered_by"`
 }
 
 // Outcomes of a change (spec/tools.md, "Journal and undo").
@@ -206,6 +209,16 @@ func (o *oracle) check(ops []jOp, now ynab.PlanDetail, allowPrepared bool) *verd
 		gone: map[string]bool{}, touched: map[key]bool{}, txs: map[string]bool{}, labels: map[string]string{}}
 	owners := map[string][]string{}  // created transaction id → the operations owning it
 	memoUnknown := map[string]bool{} // memos of creates whose outcome is not known
+	sent := map[string][]string{}    // memo → the changes that sent it, for the messages
+	for _, op := range ops {
+		for _, ch := range op.Changes {
+			if ch.Kind == kindCreated {
+				memo := fieldString(ch.After, "memo")
+				sent[memo] = append(sent[memo], fmt.Sprintf("%s %s %s: %s id %q%s", op.ID, op.Tool, op.Status, ch.Outcome, ch.ID,
+					map[bool]string{true: " entered by " + ch.EnteredBy}[ch.EnteredBy != ""]))
+			}
+		}
+	}
 	for _, op := range ops {
 		o.checkStatus(v, op, allowPrepared)
 		for i, ch := range op.Changes {
@@ -227,7 +240,7 @@ func (o *oracle) check(ops []jOp, now ynab.PlanDetail, allowPrepared bool) *verd
 	}
 	r.compare(v, now)
 	o.checkOwners(v, owners, now)
-	o.countDuplicates(v, r, now, memoUnknown)
+	o.countDuplicates(v, r, now, memoUnknown, sent)
 	return v
 }
 
@@ -376,6 +389,12 @@ func (r *replay) apply(v *verdict, where string, op jOp, ch jChange, owners map[
 			delete(r.uncertain, key{ch.ID, f})
 		}
 	case kindCreated:
+		if ch.EnteredBy != "" { // an identical retry: the earlier operation owns it
+			if ch.ID != "" && !r.gone[ch.ID] && !r.live(ch.ID) {
+				v.add("entered by", where, "%s says %s entered it, but the journal's applied changes leave no transaction %s", where, ch.EnteredBy, ch.ID)
+			}
+			return
+		}
 		if ch.ID == "" {
 			v.add("no id", where, "%s is applied but carries no id of the transaction YNAB created", where)
 			return
@@ -472,7 +491,7 @@ func (o *oracle) checkOwners(v *verdict, owners map[string][]string, now ynab.Pl
 
 // countDuplicates counts, per memo the test gave a created transaction, the live transactions
 // beyond one (duplicates) and beyond those the replay says exist (unowned).
-func (o *oracle) countDuplicates(v *verdict, r *replay, now ynab.PlanDetail, unknown map[string]bool) {
+func (o *oracle) countDuplicates(v *verdict, r *replay, now ynab.PlanDetail, unknown map[string]bool, sent map[string][]string) {
 	if o.memoMark == "" {
 		return
 	}
@@ -497,11 +516,13 @@ func (o *oracle) countDuplicates(v *verdict, r *replay, now ynab.PlanDetail, unk
 	for memo, n := range live {
 		if n > 1 {
 			v.duplicates += n - 1
-			v.add("duplicate", memo, "YNAB holds %d transactions with the memo %q, which one create sent", n, memo)
+			v.add("duplicate", memo, "YNAB holds %d transactions with the memo %q, which one create sent; the journal's changes that sent it: %s",
+				n, memo, strings.Join(sent[memo], "; "))
 		}
 		if !unknown[memo] && n > owned[memo] {
 			v.unowned += n - owned[memo]
-			v.add("unowned", memo, "YNAB holds %d transaction(s) with the memo %q, the journal's applied creates own %d", n, memo, owned[memo])
+			v.add("unowned", memo, "YNAB holds %d transaction(s) with the memo %q, the journal's applied creates own %d; the changes that sent it: %s",
+				n, memo, owned[memo], strings.Join(sent[memo], "; "))
 		}
 	}
 }
