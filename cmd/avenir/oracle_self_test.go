@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,6 +89,14 @@ func TestOracleJudgesAJournal(t *testing.T) {
 	}
 	if v := o.check(truthful, now, false); v.disagreements() != 0 || v.duplicates != 0 || v.unowned != 0 {
 		t.Fatalf("a truthful journal: %d disagreements, %d duplicates, %d unowned: %s", v.disagreements(), v.duplicates, v.unowned, v.report(5))
+	}
+	// An identical retry that found the transactions in YNAB, entered by an earlier
+	// operation, owns nothing: it is no second owner.
+	retry := truthful[3].Changes[0]
+	retry.EnteredBy = truthful[3].ID
+	withRetry := append(slices.Clone(truthful), jOp{ID: "07", Tool: "create_transactions", Status: "applied", Changes: []jChange{retry}})
+	if v := o.check(withRetry, now, false); v.disagreements() != 0 {
+		t.Fatalf("a retry entered by an earlier operation: %s", v.report(5))
 	}
 	lies := []struct {
 		name, kind string
