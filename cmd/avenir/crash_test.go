@@ -259,7 +259,13 @@ func TestCrashRecovery(t *testing.T) {
 	ops := readJournal(t, env)
 	statuses := map[string]int{}
 	recovered := 0
+	tools := map[string]string{}
+	undid := map[string]int{} // undos by the tool of what they undid; undo_operation: redos
 	for _, op := range ops {
+		tools[op.ID] = op.Tool
+		if op.UndoOf != "" {
+			undid[tools[op.UndoOf]]++
+		}
 		statuses[op.Status]++
 		for _, ev := range op.Events {
 			if ev.Type == "recovered" {
@@ -268,8 +274,8 @@ func TestCrashRecovery(t *testing.T) {
 		}
 	}
 	t.Logf("crash test: %d kills (%d during a call: %v), %d calls (%d tool errors, %d identical retries of a create), "+
-		"%d operations %v, %d resolved by recovery; %d disagreements, %d duplicates, %d unowned transactions",
-		kills, during, killedIn, r.calls, r.errors, retries, len(ops), statuses, recovered,
+		"%d operations %v, undos of %v, %d resolved by recovery; %d disagreements, %d duplicates, %d unowned transactions",
+		kills, during, killedIn, r.calls, r.errors, retries, len(ops), statuses, undid, recovered,
 		total.disagreements(), total.duplicates, total.unowned)
 	if total.disagreements() > 0 || total.duplicates > 0 || total.unowned > 0 {
 		t.Errorf("the journal disagrees with YNAB: %d disagreements, %d duplicates, %d unowned transactions (seed %d)\n  by kind: %s",
