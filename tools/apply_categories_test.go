@@ -282,7 +282,8 @@ func TestApplyCategoriesThousand(t *testing.T) {
 }
 
 // txeditsCreate adds n uncategorized outflows on Betaalrekening to the sandbox, and returns
-// their ids.
+// their ids. They are entered, not imported (no import_id), so none is matched to one of the
+// sample's transactions of the same amount.
 func txeditsCreate(tb testing.TB, c *ynab.Client, n int) []string {
 	tb.Helper()
 	ctx := context.Background()
@@ -299,8 +300,7 @@ func txeditsCreate(tb testing.TB, c *ynab.Client, n int) []string {
 	batch := make([]ynab.SaveTransaction, n)
 	for i := range batch {
 		batch[i] = ynab.SaveTransaction{AccountID: account, Date: fmt.Sprintf("2026-11-%02d", 1+i%28),
-			Amount: ynab.Some(int64(-1000 - 10*i)), PayeeName: ynab.Some(fmt.Sprintf("Winkel %d", i%40)),
-			ImportID: ynab.Some(fmt.Sprintf("TXEDITS:%d", i))}
+			Amount: ynab.Some(int64(-1000 - 10*i)), PayeeName: ynab.Some(fmt.Sprintf("Winkel %d", i%40))}
 	}
 	res, err := c.CreateTransactions(ctx, sandbox.PlanID, batch)
 	if err != nil || len(res.TransactionIDs) != n {
