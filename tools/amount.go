@@ -173,14 +173,26 @@ func isDigits(s string) bool {
 	return true
 }
 
-// quoted shows a value from the agent in a message: quoted so space and control characters
-// are visible, and shortened so a huge argument cannot flood the reply.
+// maxQuoted is how many characters of a client's value an error message quotes.
+const maxQuoted = 80
+
+// quoted shows a value from the client in a message: quoted so space and control characters
+// are visible, and cut after maxQuoted characters (then "…") so that a huge argument cannot
+// flood the reply. Every message in tools that quotes a client's text goes through it.
 func quoted(s string) string {
-	const max = 40
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
+	return strconv.Quote(bound(s, maxQuoted))
+}
+
+// bound cuts s to at most n characters, marking the cut with "…".
+func bound(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return strconv.Quote(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 // FormatPlain writes an amount the way confirmation questions show it: the plan's digits,
