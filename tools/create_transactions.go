@@ -110,6 +110,9 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 				return nil, err
 			}
 		}
+		if err := checkNewBalance(p, acct, planned); err != nil {
+			return nil, err
+		}
 		w, err = h.createWrite(ctx, p, acct, planned, in.Approved == nil || *in.Approved)
 		return w, err
 	}
