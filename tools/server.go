@@ -187,9 +187,10 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 // structs, fmt's complaints, Go type names of the SDK and the standard library.
 var goInternals = regexp.MustCompile(`reflect|map\[|struct \{|struct field|%!|\b(mcp|jsonrpc2?|json|jsonschema|tools|ynab|confirm|journal|http|url|time|strconv|errors|context|io|os)\.[A-Z]|\binterface ?\{|Go (struct|value|type)|\bunmarshal`)
 
-// maxToolError bounds the message of a failed call; a message is a sentence or two, but may
-// list up to ten candidate names.
-const maxToolError = 2000
+// maxToolError bounds the message of a failed call, as a safety net: the client's values in it
+// are already cut (quoted), and a message is usually a sentence or two, but the outcome of a
+// partial write names every change, so the bound is the result budget of spec/tools.md (~60 KB).
+const maxToolError = 60_000
 
 // toolError is the result of a call that failed: the message, marked as an error. A message that
 // would show Go's insides (a bug: every error avenir makes is worded for people) is logged and
