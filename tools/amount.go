@@ -60,11 +60,18 @@ func (a Amount) IsZero() bool { return !a.given }
 // Milliunits converts the amount exactly; see [ParseAmount].
 func (a Amount) Milliunits(digits int) (int64, error) { return ParseAmount(a.text, digits) }
 
+// MaxMilliunits is the largest amount avenir reads, writes or adds up, either way: 2^53-1
+// milliunits (9007199254740.991 in a currency with three decimals). YNAB keeps milliunits in
+// 64-bit integers, but its own apps and most MCP clients are JavaScript, whose numbers hold whole
+// numbers exactly only up to 2^53-1: past it an amount comes back rounded, and a total can wrap.
+const MaxMilliunits = 1<<53 - 1
+
 // ParseAmount converts an exact decimal to milliunits for a currency with the given number
 // of decimal digits (0 to 3). Surrounding space is ignored; a leading '+' or '-' is allowed,
 // and so are a bare leading or trailing point (".5", "5."), whose meaning is unambiguous.
 // Trailing zeros beyond the currency's digits are accepted ("12.340" is 12.34 in euros):
-// only a decimal that changes the value is refused, since YNAB could not store it.
+// only a decimal that changes the value is refused, since YNAB could not store it. An amount
+// past ±[MaxMilliunits] is refused, naming the bound.
 func ParseAmount(s string, digits int) (int64, error) {
 	if digits < 0 || digits > 3 {
 		return 0, fmt.Errorf("the plan's currency has %d decimal digits, but avenir handles only 0 to 3; check the plan's currency settings in YNAB", digits)
@@ -81,15 +88,86 @@ func ParseAmount(s string, digits int) (int64, error) {
 	if strings.Trim(dropped, "0") != "" {
 		return 0, tooPreciseError(s, neg, whole, kept, dropped, digits)
 	}
-	mag, ok := scaleDecimal(whole, kept, 3, maxMagnitude(neg))
+	mag, ok := scaleDecimal(whole, kept, 3, MaxMilliunits)
 	if !ok {
-		return 0, fmt.Errorf("%s is too large for an amount: amounts must lie between -9223372036854775.808 and 9223372036854775.807", quoted(s))
+		return 0, fmt.Errorf("%s is too large for an amount: amounts must lie between -%s and %s", quoted(s), maxAmountText(digits), maxAmountText(digits))
 	}
 	if neg {
-		// A magnitude of 1<<63 wraps to math.MinInt64, which is exactly the value wanted.
 		return -int64(mag), nil
 	}
 	return int64(mag), nil
+}
+
+// maxAmountText writes the largest amount in a currency with the given digits.
+func maxAmountText(digits int) string {
+	digits = clampDigits(digits)
+	unit := int64(pow10[3-digits])
+	return FormatPlain(MaxMilliunits-MaxMilliunits%unit, digits)
+}
+
+// sumMilliunits adds amounts, reporting false when an amount or a running total lies past
+// ±[MaxMilliunits]. With every term and total within the bound, no step can overflow an int64.
+func sumMilliunits(terms ...int64) (int64, bool) {
+	var sum int64
+	for _, t := range terms {
+		if t > MaxMilliunits || t < -MaxMilliunits {
+			return 0, false
+		}
+		if sum += t; sum > MaxMilliunits || sum < -MaxMilliunits {
+			return 0, false
+		}
+	}
+	return sum, true
+}
+
+// addMilliunits adds two amounts, reporting false where the sum would lie past
+// ±[MaxMilliunits].
+func addMilliunits(a, b int64) (int64, bool) { return sumMilliunits(a, b) }
+
+// totalError refuses a write that would take a total past the bound; arg names the argument
+// that would do it.
+func totalError(arg, total string, digits int) error {
+	return fmt.Errorf("%s: this would take %s past %s either way, the most that YNAB's apps and avenir hold exactly; nothing was written",
+		arg, total, maxAmountText(digits))
+}
+
+// checkAssignment refuses to change a category's assigned amount for month from before to
+// after where that would take the category's available balance, the month's assigned total or
+// Ready to Assign past ±[MaxMilliunits]. Where the plan as read does not hold the month, the
+// assigned amounts themselves are still bounded.
+func checkAssignment(p *ynab.Plan, arg, month, categoryID string, before, after int64) error {
+	digits := Digits(currency(p))
+	delta, ok := sumMilliunits(after, -before)
+	if !ok {
+		return totalError(arg, "the change of the assigned amount", digits)
+	}
+	if c, ok := p.MonthCategory(month, categoryID); ok {
+		if _, ok := sumMilliunits(c.Balance, delta); !ok {
+			return totalError(arg, "the available amount of "+c.Name, digits)
+		}
+	}
+	if m, ok := p.Month(month); ok {
+		if _, ok := sumMilliunits(m.Budgeted, delta); !ok {
+			return totalError(arg, "the month's assigned total", digits)
+		}
+		if _, ok := sumMilliunits(m.ToBeBudgeted, -delta); !ok {
+			return totalError(arg, "Ready to Assign", digits)
+		}
+	}
+	return nil
+}
+
+// checkNewBalance refuses new transactions whose amounts would take the account's balance past
+// ±[MaxMilliunits].
+func checkNewBalance(p *ynab.Plan, acct *ynab.Account, planned []plannedTx) error {
+	terms := []int64{acct.Balance}
+	for _, t := range planned {
+		terms = append(terms, t.subject.Amount)
+	}
+	if _, ok := sumMilliunits(terms...); !ok {
+		return totalError("transactions", "the balance of "+acct.Name, Digits(currency(p)))
+	}
+	return nil
 }
 
 // splitDecimal checks that s is a plain decimal — an optional sign, digits, an optional
@@ -126,7 +204,7 @@ func amountSyntaxError(s string) error {
 func tooPreciseError(s string, neg bool, whole, kept, dropped string, digits int) error {
 	var suggestion string
 	// The limit leaves room for rounding up by one unit.
-	if units, ok := scaleDecimal(whole, kept, digits, maxMagnitude(false)-1); ok {
+	if units, ok := scaleDecimal(whole, kept, digits, MaxMilliunits/pow10[3-digits]-1); ok {
 		if dropped[0] >= '5' {
 			units++
 		}
@@ -156,14 +234,6 @@ func scaleDecimal(whole, frac string, scale int, limit uint64) (mag uint64, ok b
 	return mag, true
 }
 
-// maxMagnitude is the largest milliunit magnitude an int64 holds with the given sign.
-func maxMagnitude(neg bool) uint64 {
-	if neg {
-		return 1 << 63
-	}
-	return 1<<63 - 1
-}
-
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -173,14 +243,26 @@ func isDigits(s string) bool {
 	return true
 }
 
-// quoted shows a value from the agent in a message: quoted so space and control characters
-// are visible, and shortened so a huge argument cannot flood the reply.
+// maxQuoted is how many characters of a client's value an error message quotes.
+const maxQuoted = 80
+
+// quoted shows a value from the client in a message: quoted so space and control characters
+// are visible, and cut after maxQuoted characters (then "…") so that a huge argument cannot
+// flood the reply. Every message in tools that quotes a client's text goes through it.
 func quoted(s string) string {
-	const max = 40
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
+	return strconv.Quote(bound(s, maxQuoted))
+}
+
+// bound cuts s to at most n characters, marking the cut with "…".
+func bound(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return strconv.Quote(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 // FormatPlain writes an amount the way confirmation questions show it: the plan's digits,

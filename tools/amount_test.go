@@ -38,11 +38,11 @@ func TestParseAmount(t *testing.T) {
 		// JOD-like currencies have three.
 		{"-395.032", 3, -395_032},
 		{"0.001", 3, 1},
-		// Beyond float64's exact integers: 2^53+1 survives.
-		{"9007199254740993", 0, 9_007_199_254_740_993_000},
-		{"9223372036854775.807", 3, math.MaxInt64},
-		{"-9223372036854775.808", 3, math.MinInt64},
-		{"9223372036854775.80", 2, 9_223_372_036_854_775_800},
+		// Up to the bound of exact JavaScript numbers, 2^53-1 milliunits, either way.
+		{"9007199254740.991", 3, 9_007_199_254_740_991},
+		{"-9007199254740.991", 3, -9_007_199_254_740_991},
+		{"9007199254740.99", 2, 9_007_199_254_740_990},
+		{"9007199254740", 0, 9_007_199_254_740_000},
 	}
 	for _, tt := range tests {
 		got, err := ParseAmount(tt.in, tt.digits)
@@ -86,9 +86,12 @@ func TestParseAmountRefuses(t *testing.T) {
 		{"NaN", 2, []string{`"NaN"`}},
 		{"١٢", 2, []string{"not an amount"}},
 		{"€12", 2, []string{`"€12"`}},
+		{"9007199254740.992", 3, []string{"too large", "between -9007199254740.991 and 9007199254740.991"}},
+		{"-9007199254740.992", 3, []string{"too large"}},
+		{"9007199254741", 0, []string{"too large", "between -9007199254740 and 9007199254740"}},
+		{"9007199254740.991", 2, []string{"more decimals"}},
+		{"9223372036854775.80", 2, []string{"too large", "between -9007199254740.99 and 9007199254740.99"}},
 		{"9223372036854775.808", 3, []string{"too large"}},
-		{"-9223372036854775.809", 3, []string{"too large"}},
-		{"9223372036854776", 0, []string{"too large"}},
 		{"99999999999999999999999999", 2, []string{"too large"}},
 		{"12", 4, []string{"4 decimal digits", "0 to 3"}},
 		{"12", -1, []string{"-1 decimal digits"}},
@@ -348,13 +351,16 @@ func TestDigits(t *testing.T) {
 
 func FuzzParseAmount(f *testing.F) {
 	for _, s := range []string{"150", "150.5", "-12.34", "+7", ".5", "5.", "-0", "12.345", "1e3",
-		"12,50", "", "1.2.3", "+-1", "9223372036854775.807", "-9223372036854775.808", " 3.10 "} {
+		"12,50", "", "1.2.3", "+-1", "9223372036854775.807", "-9223372036854775.808", " 3.10 ",
+		"9007199254740.991", "-9007199254740.992"} {
 		for digits := range uint8(4) {
 			f.Add(s, digits, int64(12_340))
 		}
 	}
 	f.Add("0", uint8(3), int64(math.MaxInt64))
 	f.Add("0", uint8(0), int64(math.MinInt64))
+	f.Add("0", uint8(3), int64(MaxMilliunits))
+	f.Add("0", uint8(3), int64(-MaxMilliunits-1))
 	f.Fuzz(func(t *testing.T, s string, d uint8, x int64) {
 		digits := int(d % 4)
 		unit := int64(pow10[3-digits])
@@ -382,11 +388,17 @@ func FuzzParseAmount(f *testing.F) {
 			}
 		}
 
-		// Every whole number of units survives FormatPlain → ParseAmount, and the plan's
-		// format with '.' and no symbol or grouping is the plain form.
+		// Every whole number of units within ±MaxMilliunits survives FormatPlain →
+		// ParseAmount, one past it is refused naming the bound, and the plan's format with '.'
+		// and no symbol or grouping is the plain form.
 		x -= x % unit
 		plain := FormatPlain(x, digits)
-		if back, err := ParseAmount(plain, digits); err != nil || back != x {
+		back, err := ParseAmount(plain, digits)
+		if x > MaxMilliunits || x < -MaxMilliunits {
+			if err == nil || !strings.Contains(err.Error(), "too large") {
+				t.Fatalf("ParseAmount(FormatPlain(%d, %d) = %q) = %d, %v; want too large", x, digits, plain, back, err)
+			}
+		} else if err != nil || back != x {
 			t.Fatalf("ParseAmount(FormatPlain(%d, %d) = %q) = %d, %v", x, digits, plain, back, err)
 		}
 		cf := &ynab.CurrencyFormat{DecimalDigits: digits, DecimalSeparator: "."}

@@ -110,6 +110,9 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 				return nil, err
 			}
 		}
+		if err := checkNewBalance(p, acct, planned); err != nil {
+			return nil, err
+		}
 		w, err = h.createWrite(ctx, p, acct, planned, in.Approved == nil || *in.Approved)
 		return w, err
 	}
@@ -330,7 +333,7 @@ func existingPayee(p *ynab.Plan, arg, ref string) (*ynab.Payee, error) {
 	case 1:
 		return hits[0], nil
 	}
-	return nil, fmt.Errorf("%s: %d payees are named %q: give the id of the one you mean (%s)", arg, len(hits), ref, strings.Join(ids, ", "))
+	return nil, fmt.Errorf("%s: %d payees are named %s: give the id of the one you mean (%s)", arg, len(hits), quoted(ref), strings.Join(ids, ", "))
 }
 
 // transferCheck refuses a transfer payee that YNAB would refuse: one for the account itself,

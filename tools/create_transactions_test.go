@@ -345,7 +345,7 @@ func TestCreateTransactionsBadInput(t *testing.T) {
 		{"future date", one(map[string]any{"date": "2026-12-03"}), "transactions[0].date: 2026-12-03 is in the future"},
 		{"too old", one(map[string]any{"date": "2021-12-01"}), "transactions[0].date: 2021-12-01 is more than 5 years ago"},
 		{"not a date", one(map[string]any{"date": "1-12-2026"}), "transactions[0].date:"},
-		{"no amount", one(map[string]any{"amount": nil}), `missing properties: ["amount"]`},
+		{"no amount", one(map[string]any{"amount": nil}), `transactions[0].amount: missing`},
 		{"too many decimals", one(map[string]any{"amount": "-1.234"}), "transactions[0].amount:"},
 		{"no payee", one(map[string]any{"payee": " "}), "transactions[0].payee: give a payee"},
 		{"unknown payee id", one(map[string]any{"payee": "00000000-0000-4000-8000-000000000000"}), "transactions[0].payee: there is no payee with id"},

@@ -59,7 +59,7 @@ func (h *handlers) getOperation(ctx context.Context, _ *mcp.CallToolRequest, in 
 	id := strings.TrimSpace(in.OperationID)
 	op, err := h.Journal.Get(id)
 	if errors.Is(err, journal.ErrNotFound) {
-		return nil, getOperationOut{}, fmt.Errorf("operation_id: there is no operation %q in the journal; list_operations shows the recent ones", id)
+		return nil, getOperationOut{}, fmt.Errorf("operation_id: there is no operation %s in the journal; list_operations shows the recent ones", quoted(id))
 	}
 	if err != nil {
 		return nil, getOperationOut{}, fmt.Errorf("reading the journal: %w", err)

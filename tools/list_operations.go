@@ -67,7 +67,7 @@ func (h *handlers) listOperations(ctx context.Context, _ *mcp.CallToolRequest, i
 	}
 	status := strings.ToLower(strings.TrimSpace(in.Status))
 	if status != "" && !slices.Contains(opStatuses, status) {
-		return nil, listOperationsOut{}, fmt.Errorf("status: %q is not one of %s", in.Status, strings.Join(opStatuses, ", "))
+		return nil, listOperationsOut{}, fmt.Errorf("status: %s is not one of %s", quoted(in.Status), strings.Join(opStatuses, ", "))
 	}
 	ops, err := h.Journal.List(journal.Filter{PlanID: strings.TrimSpace(in.PlanID), Tool: strings.TrimSpace(in.Tool), Status: journal.Status(status), Limit: limit})
 	if err != nil {

@@ -140,7 +140,7 @@ func (h *handlers) transactionFilter(p *ynab.Plan, in listTransactionsIn) (txFil
 	if in.Status != "" {
 		f.status = strings.ToLower(strings.TrimSpace(in.Status))
 		if !slices.Contains(statuses, f.status) {
-			return f, fmt.Errorf("status: %q is not one of %s", in.Status, strings.Join(statuses, ", "))
+			return f, fmt.Errorf("status: %s is not one of %s", quoted(in.Status), strings.Join(statuses, ", "))
 		}
 	}
 	digits := Digits(currency(p))
@@ -229,7 +229,7 @@ func decodeCursor(in listTransactionsIn) (int, error) {
 	if in.Cursor == "" {
 		return 0, nil
 	}
-	bad := fmt.Errorf("cursor: %q is not a cursor of this query; pass next_cursor from a call with the same filters, or leave cursor out to start again", in.Cursor)
+	bad := fmt.Errorf("cursor: %s is not a cursor of this query; pass next_cursor from a call with the same filters, or leave cursor out to start again", quoted(in.Cursor))
 	raw, err := base64.RawURLEncoding.DecodeString(in.Cursor)
 	if err != nil {
 		return 0, bad

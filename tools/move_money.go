@@ -111,10 +111,16 @@ func (h *handlers) planMove(ctx context.Context, p *ynab.Plan, month string, in 
 	if m.toBefore, err = h.assigned(ctx, p, month, to.ID); err != nil {
 		return move{}, err
 	}
-	_, fromOK := addMilliunits(m.fromBefore, -m.amount)
-	_, toOK := addMilliunits(m.toBefore, m.amount)
+	fromAfter, fromOK := addMilliunits(m.fromBefore, -m.amount)
+	toAfter, toOK := addMilliunits(m.toBefore, m.amount)
 	if !fromOK || !toOK {
-		return move{}, fmt.Errorf("amount: %s is too large to move", in.Amount)
+		return move{}, totalError("amount", "an assigned amount", m.digits)
+	}
+	if err := checkAssignment(p, "amount", month, from.ID, m.fromBefore, fromAfter); err != nil {
+		return move{}, err
+	}
+	if err := checkAssignment(p, "amount", month, to.ID, m.toBefore, toAfter); err != nil {
+		return move{}, err
 	}
 	return m, nil
 }

@@ -74,7 +74,10 @@ func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolReques
 // from the bank's, then every cleared transaction marked reconciled with one PATCH.
 func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, now time.Time) (*write, error) {
 	digits := Digits(currency(p))
-	diff := bank - acct.ClearedBalance
+	diff, ok := sumMilliunits(bank, -acct.ClearedBalance)
+	if _, balanceOK := sumMilliunits(acct.Balance, diff); !ok || !balanceOK {
+		return nil, totalError("bank_balance", "the adjustment or the account's balance", digits)
+	}
 	var cleared []*ynab.TransactionSummary
 	for i := range p.Transactions {
 		if t := &p.Transactions[i]; t.AccountID == acct.ID && !t.Deleted && t.Cleared == ynab.Cleared {

@@ -182,7 +182,7 @@ func TestReconcileAccountBadInput(t *testing.T) {
 		{"unknown account", map[string]any{"account": "Beleggingen", "bank_balance": 0}, `account: there is no account "Beleggingen"`},
 		{"too many decimals", map[string]any{"account": "Betaalrekening", "bank_balance": "100.001"}, "bank_balance:"},
 		{"not an amount", map[string]any{"account": "Betaalrekening", "bank_balance": "1.234,56"}, `"1.234,56" is not an amount`},
-		{"no bank balance", map[string]any{"account": "Betaalrekening"}, `missing properties: ["bank_balance"]`},
+		{"no bank balance", map[string]any{"account": "Betaalrekening"}, `bank_balance: missing`},
 	}
 	for _, tt := range tests {
 		if res := e.call("reconcile_account", tt.args); !res.IsError || !strings.Contains(text(res), tt.want) {

@@ -33,7 +33,7 @@ func (h *handlers) plan(ctx context.Context, ref string, f ynab.Freshness) (*yna
 	}
 	p, err := h.YNAB.Plan(ctx, id, f)
 	if ynab.IsStatus(err, 404) {
-		return nil, fmt.Errorf("there is no plan %q in this YNAB account; list_plans shows the plans there are", ref)
+		return nil, fmt.Errorf("there is no plan %s in this YNAB account; list_plans shows the plans there are", quoted(ref))
 	}
 	return p, err
 }
@@ -89,7 +89,7 @@ func (h *handlers) planByName(ctx context.Context, name string) (string, error) 
 	if id, ok := names[key]; ok {
 		return id, nil
 	}
-	return "", fmt.Errorf("there is no plan named %q; the plans are: %s", name, strings.Join(closest(name, all), ", "))
+	return "", fmt.Errorf("there is no plan named %s; the plans are: %s", quoted(name), strings.Join(closest(name, all), ", "))
 }
 
 // candidate is one thing a name may refer to.
@@ -134,9 +134,9 @@ func resolve(kind, arg, ref string, cands []candidate) (candidate, error) {
 	case 0:
 		near := closestCandidates(ref, cands)
 		if len(near) == 0 {
-			return candidate{}, fmt.Errorf("%s: there is no %s %q in this plan", arg, kind, ref)
+			return candidate{}, fmt.Errorf("%s: there is no %s %s in this plan", arg, kind, quoted(ref))
 		}
-		return candidate{}, fmt.Errorf("%s: there is no %s %q in this plan; the closest are: %s", arg, kind, ref, strings.Join(near, "; "))
+		return candidate{}, fmt.Errorf("%s: there is no %s %s in this plan; the closest are: %s", arg, kind, quoted(ref), strings.Join(near, "; "))
 	default:
 		labels := make([]string, 0, len(hits))
 		for _, c := range hits {
@@ -146,7 +146,7 @@ func resolve(kind, arg, ref string, cands []candidate) (candidate, error) {
 		if hits[0].group != "" {
 			hint = `write it as "Group: Name", or use its id`
 		}
-		return candidate{}, fmt.Errorf("%s: %q is ambiguous: it names %d %s: %s; %s", arg, ref, len(hits), plural(kind), strings.Join(labels[:min(10, len(labels))], "; "), hint)
+		return candidate{}, fmt.Errorf("%s: %s is ambiguous: it names %d %s: %s; %s", arg, quoted(ref), len(hits), plural(kind), strings.Join(labels[:min(10, len(labels))], "; "), hint)
 	}
 }
 

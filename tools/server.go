@@ -6,14 +6,18 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
@@ -93,9 +97,9 @@ type planArg struct {
 
 // confirmArg is the confirmation argument every confirmed tool takes (§2.3 of the confirmation
 // spec): a plain string, so that any value that is not a live code gets the spec's sentence,
-// never a schema error.
+// never a schema error. The avenir:"code" tag makes args.go read any JSON value there as text.
 type confirmArg struct {
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	Confirmation string `json:"confirmation,omitempty" avenir:"code" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
 }
 
 // result is embedded in every tool's output: the plan it concerns and what the call cost.
@@ -108,46 +112,120 @@ func (r *result) setRequests(n int) { r.YNABRequests = n }
 
 type costed interface{ setRequests(int) }
 
-// schemaTypes are the Go types whose JSON schema is written by hand rather than inferred.
-var schemaTypes = map[reflect.Type]*jsonschema.Schema{
-	// An amount is a JSON number or a decimal string, never `true` (any): the TypeScript SDK
-	// 1.x client rejects a whole tools/list that holds such a schema.
-	reflect.TypeFor[Amount](): {Types: []string{"number", "string"}},
+// outputTypes are the Go types whose output schema is written by hand rather than inferred.
+var outputTypes = map[reflect.Type]*jsonschema.Schema{
 	// A journaled change's fields, passed through as recorded.
 	reflect.TypeFor[object](): {Types: []string{"object", "null"}},
 }
 
-// addTool registers a typed handler with the schemas inferred from In and Out, and wraps it:
-// YNAB requests are counted into the result and the log, a panic becomes a tool error, and the
-// call is logged on stderr.
+// addTool registers a typed handler. avenir reads the arguments itself (args.go): the input
+// schema is written from In, and a call's arguments are read against the same description, so
+// every error names the argument in the schema's words. The output schema is inferred from Out,
+// and every result is checked against it before it is sent, as the SDK's own typed tools are.
+// The handler is wrapped: YNAB requests are counted into the result and the log, a panic
+// becomes a tool error, and the call is logged on stderr.
 func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolHandlerFor[In, Out]) {
-	in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: schemaTypes})
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err)) // a programming error, found by every test
+	at, err := argTypeFor(reflect.TypeFor[In]())
+	if err != nil || at.kind != argStruct {
+		panic(fmt.Sprintf("tool %s: arguments: %v", t.Name, err)) // a programming error, found by every test
 	}
-	t.InputSchema = in
-	out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: schemaTypes})
+	t.InputSchema = at.schema("")
+	out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: outputTypes})
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
 	t.OutputSchema = out
-	mcp.AddTool(srv, &t, func(ctx context.Context, req *mcp.CallToolRequest, args In) (res *mcp.CallToolResult, o Out, err error) {
+	resolved, err := out.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+	}
+	srv.AddTool(&t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		ctx, counter := ynab.WithCounter(ctx)
 		start := h.Now()
+		var o Out
 		defer func() {
 			if p := recover(); p != nil {
 				h.log.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
-				res, err = nil, fmt.Errorf("avenir hit an internal error in %s; nothing more was written. The server log has the details", t.Name)
-			}
-			if c, ok := any(&o).(costed); ok {
-				c.setRequests(counter.N())
+				res, err = toolError(h.log, fmt.Errorf("avenir hit an internal error in %s; nothing more was written. The server log has the details", t.Name)), nil
 			}
 			attrs := []any{"tool", t.Name, "ynab_requests", counter.N(), "duration", h.Now().Sub(start)}
-			if err != nil {
+			if res != nil && res.IsError && len(res.Content) > 0 {
+				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+					attrs = append(attrs, "error", tc.Text)
+				}
+			} else if err != nil {
 				attrs = append(attrs, "error", err)
 			}
 			h.log.Info("tool call", attrs...)
 		}()
-		return fn(ctx, req, args)
+		var in In
+		if err := decodeArgs(req.Params.Arguments, at, &in, t.Name); err != nil {
+			return toolError(h.log, err), nil
+		}
+		res, o, err = fn(ctx, req, in)
+		if c, ok := any(&o).(costed); ok {
+			c.setRequests(counter.N())
+		}
+		var wire *jsonrpc.Error
+		switch {
+		case errors.As(err, &wire):
+			return nil, wire // e.g. a tampered request state: invalid params, as the protocol says
+		case err != nil:
+			return toolError(h.log, err), nil
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if res.InputRequests != nil {
+			return res, nil // a question for the client; content and inputRequests exclude each other
+		}
+		return withOutput(res, o, resolved, t.Name, h.log)
 	})
+}
+
+// goInternals matches what Go, not a person, would write: reflection, %v dumps of maps and
+// structs, fmt's complaints, Go type names of the SDK and the standard library.
+var goInternals = regexp.MustCompile(`reflect|map\[|struct \{|struct field|%!|\b(mcp|jsonrpc2?|json|jsonschema|tools|ynab|confirm|journal|http|url|time|strconv|errors|context|io|os)\.[A-Z]|\binterface ?\{|Go (struct|value|type)|\bunmarshal`)
+
+// maxToolError bounds the message of a failed call, as a safety net: the client's values in it
+// are already cut (quoted), and a message is usually a sentence or two, but the outcome of a
+// partial write names every change, so the bound is the result budget of spec/tools.md (~60 KB).
+const maxToolError = 60_000
+
+// toolError is the result of a call that failed: the message, marked as an error. A message that
+// would show Go's insides (a bug: every error avenir makes is worded for people) is logged and
+// replaced by one that points at the log.
+func toolError(log *slog.Logger, err error) *mcp.CallToolResult {
+	msg := err.Error()
+	if goInternals.MatchString(msg) {
+		log.Error("a tool error showed Go's insides; the client gets a plain message", "message", msg)
+		msg = "avenir could not handle this call and cannot say why in words; nothing more was written. The server log has the details"
+	}
+	res := &mcp.CallToolResult{}
+	res.SetError(errors.New(bound(msg, maxToolError)))
+	return res
+}
+
+// withOutput puts the tool's output into res as structured content and, when res has no
+// content of its own, as JSON text too (MCP's advice for clients that read only text). An
+// output that does not fit the tool's output schema is a bug: it is logged and refused, since
+// strict clients would reject the whole result.
+func withOutput(res *mcp.CallToolResult, o any, schema *jsonschema.Resolved, tool string, log *slog.Logger) (*mcp.CallToolResult, error) {
+	data, err := json.Marshal(o)
+	var v any
+	if err == nil {
+		err = json.Unmarshal(data, &v)
+	}
+	if err == nil {
+		err = schema.Validate(v)
+	}
+	if err != nil {
+		log.Error("a result cannot be sent: it does not encode or does not fit its output schema", "tool", tool, "err", err)
+		return toolError(log, fmt.Errorf("avenir built a result for %s that it cannot send; nothing more was written. The server log has the details", tool)), nil
+	}
+	res.StructuredContent = json.RawMessage(data)
+	if res.Content == nil {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+	}
+	return res, nil
 }

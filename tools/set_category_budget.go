@@ -50,6 +50,9 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 		if err != nil {
 			return nil, err
 		}
+		if err := checkAssignment(p, "amount", month, cat.ID, before, amount); err != nil {
+			return nil, err
+		}
 		if before == amount && !confirming(req, in.Confirmation) {
 			return nil, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
 		}

@@ -116,7 +116,7 @@ func splittable(p *ynab.Plan, id string) (*ynab.TransactionSummary, error) {
 	t, ok := p.Transaction(id)
 	switch {
 	case !ok || t.Deleted:
-		return nil, fmt.Errorf("transaction_id: there is no transaction %q in this plan (or it was deleted); list_transactions shows their ids", id)
+		return nil, fmt.Errorf("transaction_id: there is no transaction %s in this plan (or it was deleted); list_transactions shows their ids", quoted(id))
 	case len(p.Lines(t.ID)) > 0:
 		return nil, fmt.Errorf("transaction_id: %s is already a split, and YNAB's API cannot change a split's lines; change them in YNAB's app", txLabel(p, t))
 	case t.TransferAccountID != nil:
@@ -144,15 +144,6 @@ func readSplitLine(p *ynab.Plan, i int, l splitLineArgs) (splitLine, *ynab.Categ
 		line.Memo = &l.Memo
 	}
 	return line, cat, nil
-}
-
-// addMilliunits adds two amounts, reporting false where int64 would overflow.
-func addMilliunits(a, b int64) (int64, bool) {
-	s := a + b
-	if (b > 0 && s < a) || (b < 0 && s > a) {
-		return 0, false
-	}
-	return s, true
 }
 
 // splitSumError says by how much the lines miss the transaction's amount, and names the

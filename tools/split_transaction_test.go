@@ -104,7 +104,7 @@ func TestSplitTransactionRefuses(t *testing.T) {
 			"lines: the lines add up to 86.40, the opposite of the transaction's -86.40: give an outflow's lines as negative amounts"},
 		{"too many decimals", txeditsSplitArgs(market.ID, line("-50.001", "Boodschappen"), line("-36.399", "Restaurants")),
 			`lines[0].amount: "-50.001" has more decimals than the plan's currency allows (2)`},
-		{"amounts too large to add", txeditsSplitArgs(market.ID, line("9223372036854775", "Boodschappen"), line("9223372036854775", "Restaurants")),
+		{"amounts too large to add", txeditsSplitArgs(market.ID, line("9007199254740", "Boodschappen"), line("9007199254740", "Restaurants")),
 			"lines: the amounts are too large to add up"},
 		{"a hidden category", txeditsSplitArgs(market.ID, line("-50", "Boodschappen"), line("-36.40", "Fotografie")), "lines[1].category: Vrije tijd: Fotografie is hidden"},
 		{"an unknown category", txeditsSplitArgs(market.ID, line("-50", "Huisdieren"), line("-36.40", "Restaurants")), `lines[0].category: there is no category "Huisdieren"`},

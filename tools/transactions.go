@@ -43,7 +43,7 @@ func transactionsByID(p *ynab.Plan, arg string, ids []string) ([]*ynab.Transacti
 		seen[id] = i
 		t, ok := p.Transaction(id)
 		if !ok || t.Deleted {
-			return nil, fmt.Errorf("%s[%d]: there is no transaction %q in this plan (or it was deleted); list_transactions shows their ids", arg, i, id)
+			return nil, fmt.Errorf("%s[%d]: there is no transaction %s in this plan (or it was deleted); list_transactions shows their ids", arg, i, quoted(id))
 		}
 		out = append(out, t)
 	}

@@ -43,7 +43,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	id := strings.TrimSpace(in.OperationID)
 	op, err := h.Journal.Get(id)
 	if errors.Is(err, journal.ErrNotFound) {
-		return nil, undoOut{}, fmt.Errorf("operation_id: there is no operation %q in the journal; list_operations shows the recent ones", id)
+		return nil, undoOut{}, fmt.Errorf("operation_id: there is no operation %s in the journal; list_operations shows the recent ones", quoted(id))
 	}
 	if err != nil {
 		return nil, undoOut{}, fmt.Errorf("reading the journal: %w", err)

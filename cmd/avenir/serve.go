@@ -8,7 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -119,12 +122,55 @@ func runServe(ctx context.Context, args []string, e env) error {
 	recoverJournal(ctx, j, deps, log)
 	server := tools.NewServer(deps)
 	log.Info("avenir serving MCP on stdio", "version", version, "ynab", deps.YNAB.BaseURL(), "journal", jpath, "read_only", deps.ReadOnly)
-	err = server.Run(ctx, &mcp.IOTransport{Reader: readCloser(e.stdin), Writer: writeCloser(e.stdout)})
-	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+	return serveStdio(ctx, server, e.stdin, e.stdout, log)
+}
+
+// drainTimeout bounds how long avenir, asked to stop, waits for the calls in flight: long
+// enough for a write's YNAB requests (each has a 30 s timeout, and most take well under a
+// second), short enough that a client that stops avenir is not kept waiting without end.
+const drainTimeout = 45 * time.Second
+
+// serveStdio runs server on stdin and stdout until the client closes stdin, the client stops
+// reading stdout, or ctx ends (SIGTERM or SIGINT). Then it stops taking calls, lets the calls in
+// flight finish (a confirmed write journals its outcome and is answered while stdout takes it),
+// and returns nil: a stop is not a failure. Calls still running after drainTimeout are cancelled;
+// a write cut off that way stays prepared in the journal and is resolved at the next start.
+func serveStdio(ctx context.Context, server *mcp.Server, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+	// A write to a closed stdout must fail (EPIPE) rather than kill the process with SIGPIPE
+	// while a write is in flight.
+	ignoreSIGPIPE()
+	conn := tools.NewStdio(stdin, stdout, tools.StdioOptions{Logger: log})
+	// The session's context is not ctx: a signal must not cancel the calls in flight.
+	ss, err := server.Connect(context.WithoutCancel(ctx), conn, nil)
+	if err != nil {
 		return fmt.Errorf("serving MCP: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		log.Info("stopping: asked to by a signal")
+	case <-conn.Ended():
+		log.Info("stopping: the client closed the connection")
+	case err := <-done:
+		return err
+	}
+	if left := conn.Shutdown(drainTimeout); left > 0 {
+		log.Warn("stopping with calls still in flight; a write among them stays prepared in the journal until the next start resolves it",
+			"calls", left, "waited", drainTimeout)
+	}
+	conn.Close()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		log.Warn("a cancelled call did not end in time")
 	}
 	return nil
 }
+
+// ignoreSIGPIPE makes writes to a closed pipe fail with EPIPE instead of ending the process
+// (os/signal: without Notify for SIGPIPE, a broken stdout kills a Go program).
+func ignoreSIGPIPE() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) }
 
 // isTerminal reports whether r is a terminal (a person typing, not an MCP client).
 func isTerminal(r any) bool {
@@ -135,16 +181,6 @@ func isTerminal(r any) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
-
-// readCloser and writeCloser adapt the env's streams for mcp.IOTransport; closing them is the
-// process's business, not the transport's.
-func readCloser(r io.Reader) io.ReadCloser { return io.NopCloser(r) }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func writeCloser(w io.Writer) io.WriteCloser { return nopWriteCloser{w} }
 
 // recoverJournal resolves the operations a crash left prepared, by asking YNAB whether their
 // changes are there. One it cannot decide now (YNAB unreachable) stays prepared for next time;
