@@ -58,6 +58,7 @@ func NewServer(d Deps) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "avenir", Version: d.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger})
 
+	srv.AddReceivingMiddleware(countRequests)
 	addTool(srv, h, listPlansTool, h.listPlans)
 	addTool(srv, h, planOverviewTool, h.planOverview)
 	addTool(srv, h, listAccountsTool, h.listAccounts)
@@ -88,14 +89,14 @@ func ptr[T any](v T) *T { return &v }
 
 // planArg is the plan_id argument every tool takes.
 type planArg struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	PlanID string `json:"plan_id,omitempty" jsonschema:"id or name"`
 }
 
 // confirmArg is the confirmation argument every confirmed tool takes (§2.3 of the confirmation
 // spec): a plain string, so that any value that is not a live code gets the spec's sentence,
 // never a schema error.
 type confirmArg struct {
-	Confirmation string `json:"confirmation,omitempty" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	Confirmation string `json:"confirmation,omitempty" jsonschema:"the code from confirmation_required"`
 }
 
 // result is embedded in every tool's output: the plan it concerns and what the call cost.
@@ -132,7 +133,10 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 	}
 	t.OutputSchema = out
 	mcp.AddTool(srv, &t, func(ctx context.Context, req *mcp.CallToolRequest, args In) (res *mcp.CallToolResult, o Out, err error) {
-		ctx, counter := ynab.WithCounter(ctx)
+		counter := ynab.CounterFrom(ctx) // countRequests made it
+		if counter == nil {
+			ctx, counter = ynab.WithCounter(ctx)
+		}
 		start := h.Now()
 		defer func() {
 			if p := recover(); p != nil {
@@ -150,4 +154,21 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		}()
 		return fn(ctx, req, args)
 	})
+}
+
+// countRequests counts the YNAB requests of each tool call, and adds the count to an error
+// result as a text block of its own after the message (which stays exactly as written): a
+// successful result carries it as ynab_requests, and an error result says what it cost too.
+func countRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctx, counter := ynab.WithCounter(ctx)
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError {
+			r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf("ynab_requests: %d", counter.N())})
+		}
+		return res, err
+	}
 }

@@ -90,9 +90,7 @@ type writeOut struct {
 }
 
 // confirmDescription ends every confirmed tool's description.
-var confirmDescription = " Every call is confirmed by the user before anything is written: the client asks the user, or the result is " +
-	"status confirmation_required with a preview and a code. " + confirm.AgentRule +
-	" The write is journaled and can be undone with undo_operation."
+var confirmDescription = " Confirmed by the user first. " + confirm.AgentRule
 
 // confirmAndApply takes a write through confirmation, the journal and YNAB. planRef is the
 // plan_id argument; args are the tool's arguments without `confirmation`; code is the

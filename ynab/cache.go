@@ -43,6 +43,10 @@ const (
 	// with every figure this process's writes changed, derived ones included; after a write
 	// whose answer does not carry them, that costs one delta request.
 	Current
+	// Listed is what a read that shows no derived figure uses (transactions, payees, scheduled
+	// transactions): as Current, but a write whose answer carried what it wrote costs no
+	// request after it, since only derived figures may have moved.
+	Listed
 )
 
 const (
@@ -154,6 +158,8 @@ func (c *Client) reusable(pc *planCache, f Freshness) bool {
 		return false
 	case f == Recent:
 		return age < max(c.maxAge, PreviewAge)
+	case f == Listed:
+		return age < c.maxAge
 	default:
 		return !pc.derived && age < c.maxAge
 	}

@@ -33,8 +33,9 @@ type Options struct {
 	Retries int
 	// Backoff is the wait before retry n (1, 2, …); default 250 ms doubling, at most 4 s.
 	Backoff func(n int) time.Duration
-	// MaxAge is how long a read may reuse what was fetched before asking YNAB for the changes
-	// since (default 5 s; negative: always ask).
+	// MaxAge is the freshness window: how long a read may reuse what was fetched before asking
+	// YNAB for the changes since (default DefaultFreshness; negative: always ask; at most
+	// MaxFreshness is meant, see ParseFreshness).
 	MaxAge time.Duration
 	Now    func() time.Time
 }
@@ -85,7 +86,7 @@ func New(opts Options) *Client {
 		c.backoff = func(n int) time.Duration { return min(250*time.Millisecond<<(n-1), 4*time.Second) }
 	}
 	if c.maxAge == 0 {
-		c.maxAge = 5 * time.Second
+		c.maxAge = DefaultFreshness
 	}
 	if c.now == nil {
 		c.now = time.Now
