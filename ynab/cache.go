@@ -43,6 +43,10 @@ const (
 	// with every figure this process's writes changed, derived ones included; after a write
 	// whose answer does not carry them, that costs one delta request.
 	Current
+	// Cached is what a confirming call reads before it takes the plan's lock and reads Fresh:
+	// the snapshot this process holds, however old (unless a write made it stale), since it
+	// serves only to recognise the subject being confirmed. It asks YNAB only when there is none.
+	Cached
 	// Listed is what a read that shows no derived figure uses (transactions, payees, scheduled
 	// transactions): as Current, but a write whose answer carried what it wrote costs no
 	// request after it, since only derived figures may have moved.
@@ -158,6 +162,8 @@ func (c *Client) reusable(pc *planCache, f Freshness) bool {
 		return false
 	case f == Recent:
 		return age < max(c.maxAge, PreviewAge)
+	case f == Cached:
+		return true
 	case f == Listed:
 		return age < c.maxAge
 	default:

@@ -55,6 +55,7 @@ func TestFreshnessWindows(t *testing.T) {
 		{"a preview 59 s after the last read", 59 * time.Second, ynab.Recent, 0},
 		{"a read at that moment", 0, ynab.Current, 1},
 		{"a preview more than 60 s after it", 61 * time.Second, ynab.Recent, 1},
+		{"a confirming call's read, however late", 10 * time.Minute, ynab.Cached, 0},
 	}
 	var asOf time.Time
 	for _, s := range steps {
