@@ -177,16 +177,29 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	if out == nil {
 		return nil
 	}
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil || len(env.Data) == 0 {
-		return fmt.Errorf("YNAB's answer to %s %s is not the JSON avenir expects: %v", method, stripQuery(path), err)
-	}
-	if err := json.Unmarshal(env.Data, out); err != nil {
+	// One pass straight into out: a plan's export is tens of MB, and a copy of its data member
+	// would be as large again.
+	env := struct {
+		Data *into `json:"data"`
+	}{Data: &into{out: out}}
+	if err := json.Unmarshal(raw, &env); err != nil || !env.Data.seen {
+		if err == nil {
+			err = errors.New("it has no data")
+		}
 		return fmt.Errorf("YNAB's answer to %s %s is not the JSON avenir expects: %w", method, stripQuery(path), err)
 	}
 	return nil
+}
+
+// into decodes a JSON value into out, and records that there was one.
+type into struct {
+	out  any
+	seen bool
+}
+
+func (i *into) UnmarshalJSON(b []byte) error {
+	i.seen = !bytes.Equal(b, []byte("null"))
+	return json.Unmarshal(b, i.out)
 }
 
 // watchRateLimit warns in the log when YNAB's X-Rate-Limit header ("used/limit") says that
