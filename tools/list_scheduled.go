@@ -67,9 +67,6 @@ func (h *handlers) listScheduled(ctx context.Context, _ *mcp.CallToolRequest, in
 		} else {
 			v.Payee = payeeName(p, s.PayeeID)
 		}
-		if v.Category == "" && len(v.SplitLines) > 0 {
-			v.Category = "Split"
-		}
 		out.Scheduled = append(out.Scheduled, v)
 	}
 	slices.SortFunc(out.Scheduled, func(a, b scheduledView) int {

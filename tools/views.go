@@ -81,9 +81,9 @@ type transactionView struct {
 	Transfer         string     `json:"transfer_account,omitempty" jsonschema:"for a transfer: the other account (instead of a payee)"`
 	AmountMilliunits int64      `json:"amount_milliunits" jsonschema:"negative for an outflow"`
 	Amount           string     `json:"amount"`
-	Category         string     `json:"category,omitempty" jsonschema:"'Split' for a split; absent when uncategorized"`
+	Category         string     `json:"category,omitempty" jsonschema:"absent when uncategorized or split"`
 	Memo             string     `json:"memo,omitempty"`
-	Cleared          string     `json:"cleared" jsonschema:"cleared, uncleared or reconciled"`
+	Cleared          string     `json:"cleared,omitempty" jsonschema:"uncleared or reconciled; absent when cleared"`
 	Approved         *bool      `json:"approved,omitempty" jsonschema:"false when it awaits approval; absent when approved"`
 	Flag             string     `json:"flag,omitempty"`
 	SplitLines       []lineView `json:"split_lines,omitempty"`
@@ -122,7 +122,10 @@ func (n *namer) category(id *string) string {
 	if !ok {
 		return ""
 	}
-	if n.count[strings.ToLower(c.Name)] > 1 {
+	switch {
+	case c.Internal && c.Name == readyToAssign:
+		return readyToAssignShort
+	case n.count[strings.ToLower(c.Name)] > 1:
 		return categoryLabel(n.p, c.ID)
 	}
 	return c.Name
@@ -169,7 +172,10 @@ func (n *namer) transaction(t *ynab.TransactionSummary, withAccount bool) transa
 	p := n.p
 	v := transactionView{
 		ID: t.ID, Date: t.Date, AmountMilliunits: t.Amount, Amount: FormatCurrency(t.Amount, currency(p)),
-		Category: n.category(t.CategoryID), Memo: str(t.Memo), Cleared: t.Cleared, Flag: str(t.FlagColor),
+		Category: n.category(t.CategoryID), Memo: str(t.Memo), Flag: str(t.FlagColor),
+	}
+	if t.Cleared != ynab.Cleared {
+		v.Cleared = t.Cleared
 	}
 	if withAccount {
 		v.Account = accountName(p, t.AccountID)
@@ -186,9 +192,6 @@ func (n *namer) transaction(t *ynab.TransactionSummary, withAccount bool) transa
 		if !s.Deleted {
 			v.SplitLines = append(v.SplitLines, n.line(s.Amount, s.CategoryID, s.PayeeID, s.Memo))
 		}
-	}
-	if len(v.SplitLines) > 0 && v.Category == "" {
-		v.Category = "Split"
 	}
 	return v
 }

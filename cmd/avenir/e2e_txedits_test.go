@@ -175,7 +175,7 @@ func TestTransactionEditsOverStdio(t *testing.T) {
 			s.applied("approve_transactions", approved, "Approve 3 transaction(s)?", "none")
 
 			after := s.transactions(map[string]any{"account": "Betaalrekening", "since": market.Date})
-			if got := after["Market"]; len(got.SplitLines) != 2 || got.Flag != "red" || got.Category != "Split" {
+			if got := after["Market"]; len(got.SplitLines) != 2 || got.Flag != "red" || got.Category != "" {
 				t.Errorf("Market after the writes: %+v; want a split of 2 lines, flagged red", got)
 			}
 			if got := after["Kruidvat"]; got.Category == "" || got.Flag != "green" {
