@@ -15,21 +15,20 @@ import (
 var applyCategoriesTool = mcp.Tool{
 	Name:  "apply_categories",
 	Title: "Categorise transactions",
-	Description: "Set the category of 1 to 1000 transactions in one write: each change names a transaction id (list_transactions shows them) " +
-		"and a category. A transaction that already has that category is left out. A split keeps its categories on its lines " +
-		"(change those in YNAB), and a transfer between two budget accounts takes no category." + confirmDescription,
+	Description: "Set the category of 1 to 1000 transactions in one write; those that have it already are left out, and a split " +
+		"keeps its lines' categories. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type applyCategoriesIn struct {
 	planArg
-	Changes []categoryChange `json:"changes" jsonschema:"1 to 1000 changes, each transaction at most once"`
+	Changes []categoryChange `json:"changes" jsonschema:"1 to 1000, each transaction once"`
 	confirmArg
 }
 
 type categoryChange struct {
-	TransactionID string `json:"transaction_id" jsonschema:"the transaction's id"`
-	Category      string `json:"category" jsonschema:"the category it gets: name, 'Group: Name', or id; 'Inflow: Ready to Assign' for income"`
+	TransactionID string `json:"transaction_id"`
+	Category      string `json:"category" jsonschema:"name or id; 'Ready to Assign' for income"`
 }
 
 // recategorisation is one element of apply_categories' subject: a transaction and the

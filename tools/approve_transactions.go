@@ -13,14 +13,14 @@ import (
 var approveTransactionsTool = mcp.Tool{
 	Name:  "approve_transactions",
 	Title: "Approve transactions",
-	Description: "Approve 1 to 1000 transactions, as approving them in YNAB does; those already approved are left out. " +
-		"Not confirmed first, since it changes no money: it is journaled, and undo_operation takes it back.",
+	Description: "Approve 1 to 1000 transactions (those approved already are left out). Not confirmed first: it moves no money. " +
+		"Journaled and undoable.",
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type approveTransactionsIn struct {
 	planArg
-	TransactionIDs []string `json:"transaction_ids" jsonschema:"1 to 1000 transaction ids, each at most once"`
+	TransactionIDs []string `json:"transaction_ids" jsonschema:"1 to 1000, each once"`
 }
 
 // approval is approve_transactions' subject: the transactions it approves.

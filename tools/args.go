@@ -442,9 +442,9 @@ func missing(t *argType) error {
 
 func missingError(f argField, path string) error {
 	if f.desc == "" {
-		return argErrorf("%s: missing; it is required", path)
+		return argErrorf("%s: missing; it is required and must be %s", path, f.t.what())
 	}
-	return argErrorf("%s: missing — %s", path, f.desc)
+	return argErrorf("%s: missing — %s, %s", path, f.t.what(), f.desc)
 }
 
 // unknown refuses a key t does not take, listing the ones it does.

@@ -14,18 +14,17 @@ import (
 )
 
 var createCategoryTool = mcp.Tool{
-	Name:  "create_category",
-	Title: "Create a category",
-	Description: "Create a category in a category group. YNAB's API cannot delete or hide a category, so this cannot be undone " +
-		"through avenir: only in YNAB itself." + confirmDescription,
+	Name:        "create_category",
+	Title:       "Create a category",
+	Description: "Create a category in a group. It cannot be undone: YNAB's API cannot delete or hide a category." + confirmDescription,
 	// Idempotent: a category with that name in that group is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createCategoryIn struct {
 	planArg
-	Group string `json:"group" jsonschema:"the category group to create it in: name or id"`
-	Name  string `json:"name" jsonschema:"the new category's name (at most 50 characters)"`
+	Group string `json:"group"`
+	Name  string `json:"name"`
 	confirmArg
 }
 

@@ -20,30 +20,27 @@ import (
 var createTransactionsTool = mcp.Tool{
 	Name:  "create_transactions",
 	Title: "Enter transactions",
-	Description: "Enter 1 to 100 new transactions on one open account in one write. Each has a date (not in the future, at most 5 years " +
-		"ago), an amount (negative for an outflow, positive for an inflow), a payee (an existing one by name or id, or a new name, " +
-		"which YNAB creates), and optionally a category ('Inflow: Ready to Assign' for income), a memo, cleared (cleared or " +
-		"uncleared, default uncleared) and a flag. Each gets an import id, so calling again with the same arguments after a lost " +
-		"answer cannot enter anything twice." + confirmDescription,
+	Description: "Enter 1 to 100 transactions on one open account in one write. An amount is negative for an outflow; a payee may be " +
+		"a new name, which YNAB creates. Calling again after a lost answer cannot enter them twice. Undo deletes them." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createTransactionsIn struct {
 	planArg
-	Account      string          `json:"account" jsonschema:"the open account they go on: name or id"`
+	Account      string          `json:"account"`
 	Transactions []newTxArgument `json:"transactions" jsonschema:"1 to 100 transactions"`
-	Approved     *bool           `json:"approved,omitempty" jsonschema:"whether they are approved; default true"`
+	Approved     *bool           `json:"approved,omitempty" jsonschema:"default true"`
 	confirmArg
 }
 
 type newTxArgument struct {
-	Date     string `json:"date" jsonschema:"YYYY-MM-DD, today or yesterday; not in the future, at most 5 years ago"`
-	Amount   Amount `json:"amount" jsonschema:"negative for an outflow (-12.50), positive for an inflow"`
-	Payee    string `json:"payee" jsonschema:"an existing payee (name or id), or a new name, which YNAB creates"`
-	Category string `json:"category,omitempty" jsonschema:"name, 'Group: Name', or id; 'Inflow: Ready to Assign' for income; none leaves it uncategorized"`
-	Memo     string `json:"memo,omitempty" jsonschema:"at most 500 characters"`
-	Cleared  string `json:"cleared,omitempty" jsonschema:"cleared or uncleared; default uncleared"`
-	Flag     string `json:"flag,omitempty" jsonschema:"red, orange, yellow, green, blue or purple; none or absent for no flag"`
+	Date     string `json:"date" jsonschema:"YYYY-MM-DD, today or yesterday"`
+	Amount   Amount `json:"amount" jsonschema:"negative for an outflow"`
+	Payee    string `json:"payee" jsonschema:"name or id, or a new name"`
+	Category string `json:"category,omitempty" jsonschema:"name or id; 'Ready to Assign' for income"`
+	Memo     string `json:"memo,omitempty"`
+	Cleared  string `json:"cleared,omitempty" jsonschema:"cleared or uncleared (default)"`
+	Flag     string `json:"flag,omitempty" jsonschema:"red, orange, yellow, green, blue or purple"`
 }
 
 // createdOut is the result of the writes that bring transactions into YNAB.

@@ -15,20 +15,20 @@ import (
 var flagTransactionsTool = mcp.Tool{
 	Name:  "flag_transactions",
 	Title: "Flag transactions",
-	Description: "Set or clear the flag of 1 to 1000 transactions in one write: red, orange, yellow, green, blue or purple, or none to " +
-		"clear it. A transaction that already has that flag is left out." + confirmDescription,
+	Description: "Set or clear the flag of 1 to 1000 transactions in one write; those that already have it are left out. " +
+		"Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type flagTransactionsIn struct {
 	planArg
-	Flags []flagChange `json:"flags" jsonschema:"1 to 1000 flags, each transaction at most once"`
+	Flags []flagChange `json:"flags" jsonschema:"1 to 1000, each transaction once"`
 	confirmArg
 }
 
 type flagChange struct {
-	TransactionID string `json:"transaction_id" jsonschema:"the transaction's id"`
-	Color         string `json:"color" jsonschema:"red, orange, yellow, green, blue, purple, or none to clear the flag"`
+	TransactionID string `json:"transaction_id"`
+	Color         string `json:"color" jsonschema:"red, orange, yellow, green, blue, purple or none"`
 }
 
 // noFlag is the colour argument that clears a flag, and how a preview names no flag.

@@ -14,15 +14,14 @@ import (
 )
 
 var getOperationTool = mcp.Tool{
-	Name:  "get_operation",
-	Title: "Show one journal entry",
-	Description: "One operation from avenir's journal in full: the preview the user saw, every change with its state before and after, " +
-		"YNAB's answer, how it was confirmed, its events, and whether it can be undone. Costs no YNAB request.",
+	Name:        "get_operation",
+	Title:       "Show one journal entry",
+	Description: "One journal entry in full: preview, changes before and after, events, whether it can be undone. Costs no YNAB request.",
 	Annotations: readOnly,
 }
 
 type getOperationIn struct {
-	OperationID string `json:"operation_id" jsonschema:"the id from a write's result or list_operations"`
+	OperationID string `json:"operation_id" jsonschema:"from a write's result or list_operations"`
 }
 
 type changeView struct {

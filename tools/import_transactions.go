@@ -14,9 +14,8 @@ import (
 var importTransactionsTool = mcp.Tool{
 	Name:  "import_transactions",
 	Title: "Import from the bank",
-	Description: "Ask YNAB to import new transactions from the plan's bank-linked accounts now, as YNAB's Import button does. " +
-		"It asks no confirmation: it only brings in what the bank holds, and YNAB never imports a transaction twice. " +
-		"The import is journaled with the transactions it brought in; it cannot be undone.",
+	Description: "Ask YNAB to import from the plan's linked bank accounts now. Not confirmed first: it brings in only what the bank " +
+		"holds. Journaled; cannot be undone.",
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

@@ -11,12 +11,12 @@ import (
 var listAccountsTool = mcp.Tool{
 	Name:        "list_accounts",
 	Title:       "List accounts",
-	Description: "List the plan's accounts with their type, balance, cleared balance and when each was last reconciled. Closed accounts only with include_closed.",
+	Description: "The plan's accounts: type, balances, last reconciled. Closed ones with include_closed.",
 	Annotations: readOnly,
 }
 
 type listAccountsIn struct {
-	planArg
+	readArg
 	IncludeClosed bool `json:"include_closed,omitempty" jsonschema:"also list closed accounts"`
 }
 
@@ -25,7 +25,7 @@ type accountView struct {
 	Name                       string `json:"name"`
 	Type                       string `json:"type" jsonschema:"YNAB's account type, e.g. checking, savings, creditCard"`
 	OnBudget                   bool   `json:"on_budget"`
-	Closed                     bool   `json:"closed"`
+	Closed                     bool   `json:"closed,omitempty"`
 	BalanceMilliunits          int64  `json:"balance_milliunits"`
 	Balance                    string `json:"balance"`
 	ClearedBalanceMilliunits   int64  `json:"cleared_balance_milliunits"`
@@ -37,16 +37,16 @@ type accountView struct {
 }
 
 type listAccountsOut struct {
-	result
+	readResult
 	Accounts []accountView `json:"accounts"`
 }
 
 func (h *handlers) listAccounts(ctx context.Context, _ *mcp.CallToolRequest, in listAccountsIn) (*mcp.CallToolResult, listAccountsOut, error) {
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	p, err := h.plan(ctx, in.PlanID, in.freshness())
 	if err != nil {
 		return nil, listAccountsOut{}, err
 	}
-	out := listAccountsOut{result: result{PlanID: p.ID}, Accounts: []accountView{}}
+	out := listAccountsOut{readResult: readOf(p), Accounts: []accountView{}}
 	for i := range p.Accounts {
 		a := &p.Accounts[i]
 		if a.Deleted || (a.Closed && !in.IncludeClosed) {

@@ -9,38 +9,41 @@ import (
 )
 
 var listCategoriesTool = mcp.Tool{
-	Name:  "list_categories",
-	Title: "List categories",
-	Description: "List the plan's category groups and categories for a month: assigned, activity, available, and a summary of each target. " +
-		"Hidden categories only with include_hidden.",
+	Name:        "list_categories",
+	Title:       "List categories",
+	Description: "Category groups and categories for a month: assigned, activity, available, target. Hidden ones with include_hidden.",
 	Annotations: readOnly,
 }
 
 type listCategoriesIn struct {
-	planArg
-	Month         string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
+	readArg
+	Month         string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"also list hidden categories and groups"`
 }
 
 type targetView struct {
-	Type             string `json:"type" jsonschema:"YNAB's goal type: TB, TBD, MF, NEED or DEBT"`
-	Description      string `json:"description"`
-	AmountMilliunits *int64 `json:"amount_milliunits,omitempty"`
-	Amount           string `json:"amount,omitempty"`
-	Date             string `json:"date,omitempty"`
-	UnderFunded      *money `json:"under_funded,omitempty" jsonschema:"still to assign this month to stay on track"`
-	PercentComplete  *int   `json:"percent_complete,omitempty"`
+	Type                  string `json:"type" jsonschema:"YNAB's goal type: TB, TBD, MF, NEED or DEBT"`
+	Description           string `json:"description"`
+	AmountMilliunits      *int64 `json:"amount_milliunits,omitempty"`
+	Amount                string `json:"amount,omitempty"`
+	Date                  string `json:"date,omitempty"`
+	UnderFundedMilliunits *int64 `json:"under_funded_milliunits,omitempty" jsonschema:"still to assign this month to stay on track"`
+	UnderFunded           string `json:"under_funded,omitempty"`
+	PercentComplete       *int   `json:"percent_complete,omitempty"`
 }
 
 type categoryView struct {
-	ID        string      `json:"id"`
-	Name      string      `json:"name"`
-	Hidden    bool        `json:"hidden,omitempty"`
-	Assigned  money       `json:"assigned"`
-	Activity  money       `json:"activity"`
-	Available money       `json:"available"`
-	Target    *targetView `json:"target,omitempty"`
-	Note      string      `json:"note,omitempty"`
+	ID                  string      `json:"id"`
+	Name                string      `json:"name"`
+	Hidden              bool        `json:"hidden,omitempty"`
+	AssignedMilliunits  int64       `json:"assigned_milliunits"`
+	Assigned            string      `json:"assigned"`
+	ActivityMilliunits  int64       `json:"activity_milliunits"`
+	Activity            string      `json:"activity"`
+	AvailableMilliunits int64       `json:"available_milliunits"`
+	Available           string      `json:"available"`
+	Target              *targetView `json:"target,omitempty"`
+	Note                string      `json:"note,omitempty"`
 }
 
 type groupView struct {
@@ -51,7 +54,7 @@ type groupView struct {
 }
 
 type listCategoriesOut struct {
-	result
+	readResult
 	Month  string      `json:"month"`
 	Groups []groupView `json:"groups"`
 }
@@ -61,7 +64,7 @@ func (h *handlers) listCategories(ctx context.Context, _ *mcp.CallToolRequest, i
 	if err != nil {
 		return nil, listCategoriesOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	p, err := h.plan(ctx, in.PlanID, in.freshness())
 	if err != nil {
 		return nil, listCategoriesOut{}, err
 	}
@@ -73,7 +76,8 @@ func (h *handlers) listCategories(ctx context.Context, _ *mcp.CallToolRequest, i
 	for i := range m.Categories {
 		figures[m.Categories[i].ID] = &m.Categories[i]
 	}
-	out := listCategoriesOut{result: result{PlanID: p.ID}, Month: month, Groups: []groupView{}}
+	cf := currency(p)
+	out := listCategoriesOut{readResult: readOf(p), Month: month, Groups: []groupView{}}
 	for _, g := range p.CategoryGroups {
 		if g.Deleted || g.Internal || (g.Hidden && !in.IncludeHidden) {
 			continue
@@ -90,8 +94,10 @@ func (h *handlers) listCategories(ctx context.Context, _ *mcp.CallToolRequest, i
 			}
 			gv.Categories = append(gv.Categories, categoryView{
 				ID: c.ID, Name: c.Name, Hidden: c.Hidden, Note: str(c.Note),
-				Assigned: h.money(p, f.Budgeted), Activity: h.money(p, f.Activity), Available: h.money(p, f.Balance),
-				Target: h.target(p, f),
+				AssignedMilliunits: f.Budgeted, Assigned: FormatCurrency(f.Budgeted, cf),
+				ActivityMilliunits: f.Activity, Activity: FormatCurrency(f.Activity, cf),
+				AvailableMilliunits: f.Balance, Available: FormatCurrency(f.Balance, cf),
+				Target: viewTarget(p, f),
 			})
 		}
 		out.Groups = append(out.Groups, gv)
@@ -99,19 +105,18 @@ func (h *handlers) listCategories(ctx context.Context, _ *mcp.CallToolRequest, i
 	return nil, out, nil
 }
 
-// target describes a category's target as YNAB's app names it.
-func (h *handlers) target(p *ynab.Plan, c *ynab.Category) *targetView {
-	if c.GoalType == nil || *c.GoalType == "" {
+// viewTarget describes a category's target in a month as YNAB's app names it.
+func viewTarget(p *ynab.Plan, g *ynab.Category) *targetView {
+	if g.GoalType == nil || *g.GoalType == "" {
 		return nil
 	}
-	t := &targetView{Type: *c.GoalType, Description: targetDescription(c), AmountMilliunits: c.GoalTarget,
-		Date: str(c.GoalTargetDate), PercentComplete: c.GoalPercentageComplete}
-	if c.GoalTarget != nil {
-		t.Amount = FormatCurrency(*c.GoalTarget, currency(p))
+	t := &targetView{Type: *g.GoalType, Description: targetDescription(g), AmountMilliunits: g.GoalTarget,
+		Date: str(g.GoalTargetDate), PercentComplete: g.GoalPercentageComplete, UnderFundedMilliunits: g.GoalUnderFunded}
+	if g.GoalTarget != nil {
+		t.Amount = FormatCurrency(*g.GoalTarget, currency(p))
 	}
-	if c.GoalUnderFunded != nil {
-		u := h.money(p, *c.GoalUnderFunded)
-		t.UnderFunded = &u
+	if g.GoalUnderFunded != nil {
+		t.UnderFunded = FormatCurrency(*g.GoalUnderFunded, currency(p))
 	}
 	return t
 }

@@ -14,19 +14,17 @@ import (
 )
 
 var listOperationsTool = mcp.Tool{
-	Name:  "list_operations",
-	Title: "List what avenir wrote",
-	Description: "The journal of writes, newest first: id, time, tool, summary, status (prepared: written ahead, outcome not known yet; " +
-		"applied; partial: part applied; failed: nothing written), how it was confirmed, and whether and how it can be undone. " +
-		"Reads the local journal only: costs no YNAB request.",
+	Name:        "list_operations",
+	Title:       "List what avenir wrote",
+	Description: "avenir's journal of writes, newest first, with each one's status and whether it can be undone. Costs no YNAB request.",
 	Annotations: readOnly,
 }
 
 type listOperationsIn struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"only this plan's operations (its id); default: every plan"`
-	Tool   string `json:"tool,omitempty" jsonschema:"only operations of this tool, e.g. apply_categories"`
+	PlanID string `json:"plan_id,omitempty" jsonschema:"default: every plan"`
+	Tool   string `json:"tool,omitempty"`
 	Status string `json:"status,omitempty" jsonschema:"prepared, applied, partial or failed"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many, newest first: 1 to 500, default 20"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"1 to 500, default 20"`
 }
 
 type undoView struct {

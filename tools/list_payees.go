@@ -5,49 +5,54 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/avenir-mcp/avenir/ynab"
 )
 
 var listPayeesTool = mcp.Tool{
 	Name:        "list_payees",
 	Title:       "List payees",
-	Description: "List the plan's payees, optionally only those whose name contains query (case-insensitive). Transfer payees name the account they transfer to.",
+	Description: "The plan's payees (not transfer payees), or those whose name contains query. Pages of about 48 KB; next_cursor continues.",
 	Annotations: readOnly,
 }
 
 type listPayeesIn struct {
-	planArg
-	Query string `json:"query,omitempty" jsonschema:"only payees whose name contains this text"`
+	readArg
+	Query  string `json:"query,omitempty" jsonschema:"text in the payee's name"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous call"`
 }
 
 type payeeView struct {
-	ID              string `json:"id"`
-	Name            string `json:"name"`
-	TransferAccount string `json:"transfer_account,omitempty" jsonschema:"set for the payee that means a transfer to this account"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
 
 type listPayeesOut struct {
-	result
-	Payees []payeeView `json:"payees"`
+	readResult
+	Payees     []payeeView `json:"payees"`
+	NextCursor string      `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last"`
 }
 
 func (h *handlers) listPayees(ctx context.Context, _ *mcp.CallToolRequest, in listPayeesIn) (*mcp.CallToolResult, listPayeesOut, error) {
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	offset, err := decodeOffset(in.Cursor, "payees", in.Query)
+	if err != nil {
+		return nil, listPayeesOut{}, err
+	}
+	p, err := h.plan(ctx, in.PlanID, in.listed())
 	if err != nil {
 		return nil, listPayeesOut{}, err
 	}
 	q := strings.ToLower(strings.TrimSpace(in.Query))
-	out := listPayeesOut{result: result{PlanID: p.ID}, Payees: []payeeView{}}
+	out := listPayeesOut{readResult: readOf(p), Payees: []payeeView{}}
+	var all []payeeView
 	for _, y := range p.Payees {
-		if y.Deleted || (q != "" && !strings.Contains(strings.ToLower(y.Name), q)) {
+		if y.Deleted || y.TransferAccountID != nil || (q != "" && !strings.Contains(strings.ToLower(y.Name), q)) {
 			continue
 		}
-		v := payeeView{ID: y.ID, Name: y.Name}
-		if y.TransferAccountID != nil {
-			v.TransferAccount = accountName(p, *y.TransferAccountID)
-		}
-		out.Payees = append(out.Payees, v)
+		all = append(all, payeeView{ID: y.ID, Name: y.Name})
+	}
+	rest := all[min(offset, len(all)):]
+	out.Payees = append(out.Payees, rest[:fit(len(rest), func(i int) any { return rest[i] })]...)
+	if end := offset + len(out.Payees); end < len(all) {
+		out.NextCursor = encodeOffset(end, "payees", in.Query)
 	}
 	return nil, out, nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -10,7 +11,7 @@ import (
 var listPlansTool = mcp.Tool{
 	Name:        "list_plans",
 	Title:       "List plans",
-	Description: "List the YNAB plans (budgets) of this account: id, name, last modified, currency, and which one avenir uses when a tool is given no plan_id.",
+	Description: "The YNAB plans (budgets) of this account, and which one tools use without plan_id.",
 	Annotations: readOnly,
 }
 
@@ -27,7 +28,7 @@ type planView struct {
 }
 
 type listPlansOut struct {
-	result
+	readResult
 	Plans         []planView `json:"plans"`
 	DefaultPlanID string     `json:"default_plan_id,omitempty" jsonschema:"empty when the default is YNAB's last-used plan and YNAB did not say which that is"`
 }
@@ -37,7 +38,7 @@ func (h *handlers) listPlans(ctx context.Context, _ *mcp.CallToolRequest, _ list
 	if err != nil {
 		return nil, listPlansOut{}, err
 	}
-	var out listPlansOut
+	out := listPlansOut{readResult: readResult{AsOf: h.Now().UTC().Format(time.RFC3339)}}
 	if plans.DefaultPlan != nil {
 		out.DefaultPlanID = plans.DefaultPlan.ID
 	}

@@ -6,19 +6,17 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/avenir-mcp/avenir/ynab"
 )
 
 var listScheduledTool = mcp.Tool{
 	Name:        "list_scheduled_transactions",
 	Title:       "List scheduled transactions",
-	Description: "List the plan's scheduled (upcoming, repeating) transactions, soonest first.",
+	Description: "The plan's scheduled transactions, soonest first.",
 	Annotations: readOnly,
 }
 
 type listScheduledIn struct {
-	planArg
+	readArg
 }
 
 type scheduledView struct {
@@ -27,48 +25,47 @@ type scheduledView struct {
 	DateNext         string     `json:"date_next"`
 	Frequency        string     `json:"frequency" jsonschema:"YNAB's frequency, e.g. monthly, everyOtherWeek"`
 	Account          string     `json:"account"`
-	AccountID        string     `json:"account_id"`
 	Payee            string     `json:"payee,omitempty"`
+	Transfer         string     `json:"transfer_account,omitempty" jsonschema:"for a transfer: the other account (instead of a payee)"`
 	AmountMilliunits int64      `json:"amount_milliunits" jsonschema:"negative for an outflow"`
 	Amount           string     `json:"amount"`
 	Category         string     `json:"category,omitempty"`
-	CategoryID       string     `json:"category_id,omitempty"`
 	Memo             string     `json:"memo,omitempty"`
 	Flag             string     `json:"flag,omitempty"`
 	SplitLines       []lineView `json:"split_lines,omitempty"`
 }
 
 type listScheduledOut struct {
-	result
+	readResult
 	Scheduled []scheduledView `json:"scheduled_transactions"`
 }
 
 func (h *handlers) listScheduled(ctx context.Context, _ *mcp.CallToolRequest, in listScheduledIn) (*mcp.CallToolResult, listScheduledOut, error) {
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	p, err := h.plan(ctx, in.PlanID, in.listed())
 	if err != nil {
 		return nil, listScheduledOut{}, err
 	}
 	cf := currency(p)
+	n := newNamer(p)
 	lines := map[string][]lineView{}
 	for _, s := range p.ScheduledSubtransactions {
 		if s.Deleted {
 			continue
 		}
-		lines[s.ScheduledTransactionID] = append(lines[s.ScheduledTransactionID], viewLine(p, s.ID, s.Amount, s.CategoryID, s.PayeeID, s.Memo))
+		lines[s.ScheduledTransactionID] = append(lines[s.ScheduledTransactionID], n.line(s.Amount, s.CategoryID, s.PayeeID, s.Memo))
 	}
-	out := listScheduledOut{result: result{PlanID: p.ID}, Scheduled: []scheduledView{}}
+	out := listScheduledOut{readResult: readOf(p), Scheduled: []scheduledView{}}
 	for _, s := range p.ScheduledTransactions {
 		if s.Deleted {
 			continue
 		}
 		v := scheduledView{ID: s.ID, DateFirst: s.DateFirst, DateNext: s.DateNext, Frequency: s.Frequency,
-			Account: accountName(p, s.AccountID), AccountID: s.AccountID, Payee: payeeName(p, s.PayeeID),
-			AmountMilliunits: s.Amount, Amount: FormatCurrency(s.Amount, cf), CategoryID: str(s.CategoryID),
-			Memo: str(s.Memo), Flag: str(s.FlagColor), SplitLines: lines[s.ID]}
-		if s.CategoryID != nil {
-			v.Category = categoryLabel(p, *s.CategoryID)
-		} else if len(v.SplitLines) > 0 {
-			v.Category = "Split"
+			Account: accountName(p, s.AccountID), AmountMilliunits: s.Amount, Amount: FormatCurrency(s.Amount, cf),
+			Category: n.category(s.CategoryID), Memo: str(s.Memo), Flag: str(s.FlagColor), SplitLines: lines[s.ID]}
+		if s.TransferAccountID != nil {
+			v.Transfer = accountName(p, *s.TransferAccountID)
+		} else {
+			v.Payee = payeeName(p, s.PayeeID)
 		}
 		out.Scheduled = append(out.Scheduled, v)
 	}

@@ -19,8 +19,8 @@ import (
 var listTransactionsTool = mcp.Tool{
 	Name:  "list_transactions",
 	Title: "List transactions",
-	Description: "Find transactions, newest first, by account, category, payee, dates, status (uncategorized, unapproved, flagged, uncleared), " +
-		"text in the payee or memo, and amount size. At most `limit` (default 100, max 500) per call; pass next_cursor back as `cursor` for more.",
+	Description: "Transactions, newest first, filtered by account, category, payee, dates, status, text and amount. Pages of up to " +
+		"limit rows and about 48 KB; next_cursor continues.",
 	Annotations: readOnly,
 }
 
@@ -30,25 +30,25 @@ const (
 )
 
 type listTransactionsIn struct {
-	planArg
-	Account   string `json:"account,omitempty" jsonschema:"an account name or id"`
-	Category  string `json:"category,omitempty" jsonschema:"a category name, 'Group: Name', or id; matches split lines too"`
-	Payee     string `json:"payee,omitempty" jsonschema:"a payee name or id"`
-	Since     string `json:"since,omitempty" jsonschema:"on or after this date: YYYY-MM-DD, today or yesterday"`
-	Until     string `json:"until,omitempty" jsonschema:"on or before this date: YYYY-MM-DD, today or yesterday"`
+	readArg
+	Account   string `json:"account,omitempty"`
+	Category  string `json:"category,omitempty" jsonschema:"a category name or id; matches split lines too"`
+	Payee     string `json:"payee,omitempty"`
+	Since     string `json:"since,omitempty" jsonschema:"from this date: YYYY-MM-DD, today or yesterday"`
+	Until     string `json:"until,omitempty" jsonschema:"up to this date"`
 	Status    string `json:"status,omitempty" jsonschema:"uncategorized, unapproved, flagged or uncleared"`
-	Text      string `json:"text,omitempty" jsonschema:"case-insensitive text in the payee name or the memo"`
-	MinAmount Amount `json:"min_amount,omitzero" jsonschema:"smallest size of the amount, outflow or inflow alike (50 finds 50.00 or more either way)"`
-	MaxAmount Amount `json:"max_amount,omitzero" jsonschema:"largest size of the amount, outflow or inflow alike"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"how many to return, 1 to 500; default 100"`
-	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous call with the same filters"`
+	Text      string `json:"text,omitempty" jsonschema:"text in the payee or memo"`
+	MinAmount Amount `json:"min_amount,omitzero" jsonschema:"smallest size, outflow or inflow alike"`
+	MaxAmount Amount `json:"max_amount,omitzero" jsonschema:"largest size, outflow or inflow alike"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"1 to 500; default 100"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous call"`
 }
 
 type listTransactionsOut struct {
-	result
+	readResult
 	Transactions []transactionView `json:"transactions"`
-	Matched      int               `json:"matched" jsonschema:"how many transactions match in all"`
-	NextCursor   string            `json:"next_cursor,omitempty" jsonschema:"pass as cursor to get the next page; absent on the last page"`
+	Matched      int               `json:"matched" jsonschema:"how many match in all"`
+	NextCursor   string            `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last"`
 }
 
 var statuses = []string{"uncategorized", "unapproved", "flagged", "uncleared"}
@@ -74,7 +74,7 @@ func (h *handlers) listTransactions(ctx context.Context, _ *mcp.CallToolRequest,
 	if err != nil {
 		return nil, listTransactionsOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	p, err := h.plan(ctx, in.PlanID, in.listed())
 	if err != nil {
 		return nil, listTransactionsOut{}, err
 	}
@@ -88,12 +88,13 @@ func (h *handlers) listTransactions(ctx context.Context, _ *mcp.CallToolRequest,
 			hits = append(hits, t)
 		}
 	}
-	out := listTransactionsOut{result: result{PlanID: p.ID}, Matched: len(hits), Transactions: []transactionView{}}
-	end := min(offset+limit, len(hits))
-	for _, t := range hits[min(offset, len(hits)):end] {
-		out.Transactions = append(out.Transactions, viewTransaction(p, t))
+	out := listTransactionsOut{readResult: readOf(p), Matched: len(hits), Transactions: []transactionView{}}
+	n := newNamer(p)
+	for _, t := range hits[min(offset, len(hits)):min(offset+limit, len(hits))] {
+		out.Transactions = append(out.Transactions, n.transaction(t, f.account == ""))
 	}
-	if end < len(hits) {
+	out.Transactions = out.Transactions[:fit(len(out.Transactions), func(i int) any { return out.Transactions[i] })]
+	if end := offset + len(out.Transactions); end < len(hits) {
 		out.NextCursor = encodeCursor(in, end)
 	}
 	return nil, out, nil
@@ -215,7 +216,7 @@ func (f txFilter) match(p *ynab.Plan, t *ynab.TransactionSummary) bool {
 // A cursor is the offset of the next page and a digest of the query it belongs to, so that a
 // cursor passed with other filters is refused rather than silently skipping transactions.
 func queryDigest(in listTransactionsIn) string {
-	in.Cursor, in.Limit = "", 0
+	in.Cursor, in.Limit, in.Fresh = "", 0, false
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:6])

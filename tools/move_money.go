@@ -14,18 +14,18 @@ import (
 var moveMoneyTool = mcp.Tool{
 	Name:  "move_money",
 	Title: "Move money between categories",
-	Description: "Move an amount assigned in a month from one category to another: the first category's assigned amount goes down by it " +
-		"and the second's goes up by it, so Ready to assign does not change." + confirmDescription,
+	Description: "Move an amount assigned in a month from one category to another; Ready to Assign does not change. " +
+		"Undoable." + confirmDescription,
 	// Not idempotent: each call moves the amount again.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
 type moveMoneyIn struct {
 	planArg
-	FromCategory string `json:"from_category" jsonschema:"the category the money comes from: name, 'Group: Name', or id"`
-	ToCategory   string `json:"to_category" jsonschema:"the category the money goes to: name, 'Group: Name', or id"`
-	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
-	Amount       Amount `json:"amount" jsonschema:"how much to move, more than zero, e.g. 30 or \"30.00\""`
+	FromCategory string `json:"from_category"`
+	ToCategory   string `json:"to_category"`
+	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
+	Amount       Amount `json:"amount" jsonschema:"more than zero, e.g. \"30.00\""`
 	confirmArg
 }
 

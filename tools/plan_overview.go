@@ -4,58 +4,51 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/avenir-mcp/avenir/ynab"
 )
 
 var planOverviewTool = mcp.Tool{
 	Name:  "get_plan_overview",
 	Title: "Plan overview",
-	Description: "A month at a glance: ready to assign, age of money, the month's income, assigned and activity, " +
-		"overspent categories, the balances of the budget accounts, and how many transactions are uncategorized or unapproved.",
+	Description: "A month at a glance: ready to assign, age of money, income, assigned, activity, overspent categories, account " +
+		"balances, uncategorized and unapproved counts.",
 	Annotations: readOnly,
 }
 
 type planOverviewIn struct {
-	planArg
-	Month string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
-}
-
-type money struct {
-	Milliunits int64  `json:"milliunits"`
-	Formatted  string `json:"formatted"`
-}
-
-func (h *handlers) money(p *ynab.Plan, m int64) money {
-	return money{Milliunits: m, Formatted: FormatCurrency(m, currency(p))}
+	readArg
+	Month string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
 }
 
 type overspentView struct {
-	Category   string `json:"category"`
-	CategoryID string `json:"category_id"`
-	Available  money  `json:"available"`
+	Category            string `json:"category"`
+	AvailableMilliunits int64  `json:"available_milliunits"`
+	Available           string `json:"available"`
 }
 
 type balanceView struct {
-	Account   string `json:"account"`
-	AccountID string `json:"account_id"`
-	Balance   money  `json:"balance"`
+	Account           string `json:"account"`
+	BalanceMilliunits int64  `json:"balance_milliunits"`
+	Balance           string `json:"balance"`
 }
 
 type planOverviewOut struct {
-	result
-	PlanName           string          `json:"plan_name"`
-	Month              string          `json:"month"`
-	Currency           string          `json:"currency,omitempty"`
-	ReadyToAssign      money           `json:"ready_to_assign"`
-	AgeOfMoney         *int            `json:"age_of_money" jsonschema:"in days; null when YNAB cannot tell yet"`
-	Income             money           `json:"income"`
-	Assigned           money           `json:"assigned"`
-	Activity           money           `json:"activity"`
-	Overspent          []overspentView `json:"overspent_categories"`
-	AccountBalances    []balanceView   `json:"budget_account_balances"`
-	UncategorizedCount int             `json:"uncategorized_transactions"`
-	UnapprovedCount    int             `json:"unapproved_transactions"`
+	readResult
+	PlanName                string          `json:"plan_name"`
+	Month                   string          `json:"month"`
+	Currency                string          `json:"currency,omitempty"`
+	ReadyToAssignMilliunits int64           `json:"ready_to_assign_milliunits"`
+	ReadyToAssign           string          `json:"ready_to_assign"`
+	AgeOfMoney              *int            `json:"age_of_money" jsonschema:"in days; null when YNAB cannot tell yet"`
+	IncomeMilliunits        int64           `json:"income_milliunits"`
+	Income                  string          `json:"income"`
+	AssignedMilliunits      int64           `json:"assigned_milliunits"`
+	Assigned                string          `json:"assigned"`
+	ActivityMilliunits      int64           `json:"activity_milliunits"`
+	Activity                string          `json:"activity"`
+	Overspent               []overspentView `json:"overspent_categories"`
+	AccountBalances         []balanceView   `json:"budget_account_balances"`
+	UncategorizedCount      int             `json:"uncategorized_transactions"`
+	UnapprovedCount         int             `json:"unapproved_transactions"`
 }
 
 func (h *handlers) planOverview(ctx context.Context, _ *mcp.CallToolRequest, in planOverviewIn) (*mcp.CallToolResult, planOverviewOut, error) {
@@ -63,7 +56,7 @@ func (h *handlers) planOverview(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, planOverviewOut{}, err
 	}
-	p, err := h.plan(ctx, in.PlanID, ynab.Recent)
+	p, err := h.plan(ctx, in.PlanID, in.freshness())
 	if err != nil {
 		return nil, planOverviewOut{}, err
 	}
@@ -71,27 +64,31 @@ func (h *handlers) planOverview(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, planOverviewOut{}, err
 	}
+	cf := currency(p)
 	out := planOverviewOut{
-		result: result{PlanID: p.ID}, PlanName: p.Name, Month: month,
-		ReadyToAssign: h.money(p, m.ToBeBudgeted), AgeOfMoney: m.AgeOfMoney,
-		Income: h.money(p, m.Income), Assigned: h.money(p, m.Budgeted), Activity: h.money(p, m.Activity),
+		readResult: readOf(p), PlanName: p.Name, Month: month, AgeOfMoney: m.AgeOfMoney,
+		ReadyToAssignMilliunits: m.ToBeBudgeted, ReadyToAssign: FormatCurrency(m.ToBeBudgeted, cf),
+		IncomeMilliunits: m.Income, Income: FormatCurrency(m.Income, cf),
+		AssignedMilliunits: m.Budgeted, Assigned: FormatCurrency(m.Budgeted, cf),
+		ActivityMilliunits: m.Activity, Activity: FormatCurrency(m.Activity, cf),
 		Overspent: []overspentView{}, AccountBalances: []balanceView{},
 	}
 	if p.CurrencyFormat != nil {
 		out.Currency = p.CurrencyFormat.ISOCode
 	}
+	n := newNamer(p)
 	for _, c := range m.Categories {
 		if c.Deleted || c.Internal || c.Balance >= 0 {
 			continue
 		}
-		out.Overspent = append(out.Overspent, overspentView{Category: categoryLabel(p, c.ID), CategoryID: c.ID, Available: h.money(p, c.Balance)})
+		out.Overspent = append(out.Overspent, overspentView{Category: n.category(&c.ID), AvailableMilliunits: c.Balance, Available: FormatCurrency(c.Balance, cf)})
 	}
 	for i := range p.Accounts {
 		a := &p.Accounts[i]
 		if a.Deleted || a.Closed || !a.OnBudget {
 			continue
 		}
-		out.AccountBalances = append(out.AccountBalances, balanceView{Account: a.Name, AccountID: a.ID, Balance: h.money(p, a.Balance)})
+		out.AccountBalances = append(out.AccountBalances, balanceView{Account: a.Name, BalanceMilliunits: a.Balance, Balance: FormatCurrency(a.Balance, cf)})
 	}
 	for i := range p.Transactions {
 		t := &p.Transactions[i]

@@ -187,8 +187,9 @@ func TestOverviewMatchesTheMonth(t *testing.T) {
 	}
 	var out planOverviewOut
 	e.ok("get_plan_overview", nil, &out)
-	if out.Month != "2026-12-01" || out.PlanName != "Huishouden" || out.ReadyToAssign.Milliunits != month.ToBeBudgeted ||
-		out.Assigned.Milliunits != month.Budgeted || out.Income.Milliunits != month.Income || out.Activity.Milliunits != month.Activity {
+	if out.Month != "2026-12-01" || out.PlanName != "Huishouden" || out.ReadyToAssignMilliunits != month.ToBeBudgeted ||
+		out.AssignedMilliunits != month.Budgeted || out.IncomeMilliunits != month.Income || out.ActivityMilliunits != month.Activity ||
+		out.ReadyToAssign != FormatCurrency(month.ToBeBudgeted, p.CurrencyFormat) {
 		t.Fatalf("overview = %+v, month = %+v", out, month)
 	}
 	var uncategorized listTransactionsOut
@@ -230,7 +231,7 @@ func TestCategoriesShowTargetsAndHideHidden(t *testing.T) {
 		*c.Target.AmountMilliunits != target || c.Target.Amount != FormatCurrency(target, p.CurrencyFormat) {
 		t.Errorf("Noodfonds = %+v, want a savings balance target of %d", c, target)
 	}
-	if c := find(out, "Restaurants"); c == nil || c.Assigned.Milliunits != 120000 || c.Assigned.Formatted != "€120,00" {
+	if c := find(out, "Restaurants"); c == nil || c.AssignedMilliunits != 120000 || c.Assigned != "€120,00" {
 		t.Errorf("Restaurants = %+v, want 120.00 assigned", c)
 	}
 	if find(out, "Fotografie") != nil || find(out, "Inflow: Ready to Assign") != nil {

@@ -15,16 +15,15 @@ import (
 var reconcileAccountTool = mcp.Tool{
 	Name:  "reconcile_account",
 	Title: "Reconcile an account",
-	Description: "Reconcile an open account with the balance the bank shows, as YNAB's Reconcile button does: when the account's cleared " +
-		"balance differs from the bank's, a cleared 'Reconciliation Balance Adjustment' for the difference is entered first; then every " +
-		"cleared transaction on the account is marked reconciled, in one write. Clear the transactions the bank shows first." + confirmDescription,
+	Description: "Reconcile an open account with the bank's balance, as YNAB does: an adjustment for any difference from the cleared " +
+		"balance, then the cleared transactions marked reconciled. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type reconcileAccountIn struct {
 	planArg
-	Account     string `json:"account" jsonschema:"the open account: name or id"`
-	BankBalance Amount `json:"bank_balance" jsonschema:"the balance the bank shows for the account today, e.g. 1234.56 (negative for a debt)"`
+	Account     string `json:"account"`
+	BankBalance Amount `json:"bank_balance" jsonschema:"what the bank shows today, e.g. \"1234.56\""`
 	confirmArg
 }
 

@@ -234,6 +234,10 @@ func categoryCandidates(p *ynab.Plan) []candidate {
 		}
 		g := groupName(p, c.CategoryGroupID)
 		out = append(out, candidate{id: c.ID, name: c.Name, group: g, label: g + ": " + c.Name})
+		if c.Internal && c.Name == readyToAssign {
+			// YNAB's apps call it Ready to Assign, and so do results.
+			out = append(out, candidate{id: c.ID, name: readyToAssignShort, label: readyToAssignShort})
+		}
 	}
 	return out
 }
@@ -264,3 +268,7 @@ func groupName(p *ynab.Plan, id string) string {
 	}
 	return ""
 }
+
+// readyToAssignShort is the name YNAB's apps and avenir's results give the internal category
+// "Inflow: Ready to Assign".
+const readyToAssignShort = "Ready to Assign"

@@ -62,6 +62,7 @@ func NewServer(d Deps) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "avenir", Version: d.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger})
 
+	srv.AddReceivingMiddleware(countRequests)
 	addTool(srv, h, listPlansTool, h.listPlans)
 	addTool(srv, h, planOverviewTool, h.planOverview)
 	addTool(srv, h, listAccountsTool, h.listAccounts)
@@ -92,14 +93,14 @@ func ptr[T any](v T) *T { return &v }
 
 // planArg is the plan_id argument every tool takes.
 type planArg struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"a plan id or name; default: the configured plan, else YNAB's last-used"`
+	PlanID string `json:"plan_id,omitempty" jsonschema:"id or name"`
 }
 
 // confirmArg is the confirmation argument every confirmed tool takes (§2.3 of the confirmation
 // spec): a plain string, so that any value that is not a live code gets the spec's sentence,
 // never a schema error. The avenir:"code" tag makes args.go read any JSON value there as text.
 type confirmArg struct {
-	Confirmation string `json:"confirmation,omitempty" avenir:"code" jsonschema:"only after the user agreed to the preview: the code from confirmation_required"`
+	Confirmation string `json:"confirmation,omitempty" avenir:"code" jsonschema:"the code from confirmation_required"`
 }
 
 // result is embedded in every tool's output: the plan it concerns and what the call cost.
@@ -140,7 +141,10 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
 	srv.AddTool(&t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		ctx, counter := ynab.WithCounter(ctx)
+		counter := ynab.CounterFrom(ctx) // countRequests made it
+		if counter == nil {
+			ctx, counter = ynab.WithCounter(ctx)
+		}
 		start := h.Now()
 		var o Out
 		defer func() {
@@ -228,4 +232,21 @@ func withOutput(res *mcp.CallToolResult, o any, schema *jsonschema.Resolved, too
 		res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 	}
 	return res, nil
+}
+
+// countRequests counts the YNAB requests of each tool call, and adds the count to an error
+// result as a text block of its own after the message (which stays exactly as written): a
+// successful result carries it as ynab_requests, and an error result says what it cost too.
+func countRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctx, counter := ynab.WithCounter(ctx)
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError {
+			r.Content = append(r.Content, &mcp.TextContent{Text: fmt.Sprintf("ynab_requests: %d", counter.N())})
+		}
+		return res, err
+	}
 }

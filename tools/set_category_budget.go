@@ -13,16 +13,16 @@ import (
 var setCategoryBudgetTool = mcp.Tool{
 	Name:  "set_category_budget",
 	Title: "Assign money to a category",
-	Description: "Set how much is assigned (budgeted) to a category for a month: the new total, not an increase. " +
-		"Ready to assign changes by the difference." + confirmDescription,
+	Description: "Set a category's assigned amount for a month: the new total, not an increase. Ready to Assign changes by the " +
+		"difference. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type setCategoryBudgetIn struct {
 	planArg
-	Category string `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
-	Month    string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
-	Amount   Amount `json:"amount" jsonschema:"the new assigned amount for the month, e.g. 150 or \"150.00\""`
+	Category string `json:"category"`
+	Month    string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
+	Amount   Amount `json:"amount" jsonschema:"the new total, e.g. \"150.00\""`
 	confirmArg
 }
 

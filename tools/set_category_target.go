@@ -18,22 +18,19 @@ import (
 var setCategoryTargetTool = mcp.Tool{
 	Name:  "set_category_target",
 	Title: "Set or remove a category's target",
-	Description: "Set a category's target: an amount needed by a date (amount and date), an amount needed every week, month or year " +
-		"(amount and frequency, with needs_whole_amount to set aside the whole amount each time rather than refill up to it), " +
-		"or a new amount for the target it has (amount alone; a category without a target gets one for every month). " +
-		"remove: true removes the target. YNAB's API cannot create every kind of target (a balance to reach, monthly funding, debt): " +
-		"the preview warns when undo could not restore the current one." + confirmDescription,
+	Description: "Set a category's target: amount and date (needed by then), amount and frequency (every week, month or year), " +
+		"amount alone (a new amount for its target), or remove. The preview warns when undo could not restore the old target." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type setCategoryTargetIn struct {
 	planArg
-	Category         string `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
-	Amount           Amount `json:"amount,omitzero" jsonschema:"the target amount, more than zero, e.g. 1200 or \"1200.00\" (not with remove)"`
-	Date             string `json:"date,omitempty" jsonschema:"YYYY-MM-DD: the amount is needed by this date (not with frequency)"`
-	Frequency        string `json:"frequency,omitempty" jsonschema:"monthly, weekly or yearly: the amount is needed every period (not with date)"`
-	NeedsWholeAmount *bool  `json:"needs_whole_amount,omitempty" jsonschema:"with frequency: true sets aside the whole amount every period, false refills up to it"`
-	Remove           bool   `json:"remove,omitempty" jsonschema:"true removes the category's target; give no amount, date or frequency with it"`
+	Category         string `json:"category"`
+	Amount           Amount `json:"amount,omitzero" jsonschema:"more than zero, e.g. \"1200.00\""`
+	Date             string `json:"date,omitempty" jsonschema:"YYYY-MM-DD: needed by then"`
+	Frequency        string `json:"frequency,omitempty" jsonschema:"monthly, weekly or yearly"`
+	NeedsWholeAmount *bool  `json:"needs_whole_amount,omitempty" jsonschema:"with frequency: true sets the whole amount aside, false refills up to it"`
+	Remove           bool   `json:"remove,omitempty" jsonschema:"true removes the target"`
 	confirmArg
 }
 

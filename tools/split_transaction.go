@@ -17,23 +17,22 @@ import (
 var splitTransactionTool = mcp.Tool{
 	Name:  "split_transaction",
 	Title: "Split a transaction",
-	Description: "Split one transaction into 2 or more lines, each with its own amount, category and memo. The lines must add up to " +
-		"the transaction's amount, with the same signs (an outflow's lines are negative). Only YNAB can undo a split: its API " +
-		"cannot change or remove a split's lines, so undo_operation cannot either." + confirmDescription,
+	Description: "Split a transaction into 2 or more lines that add up to its amount. Cannot be undone: YNAB's API cannot change a " +
+		"split's lines." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type splitTransactionIn struct {
 	planArg
-	TransactionID string          `json:"transaction_id" jsonschema:"the id of the transaction to split"`
-	Lines         []splitLineArgs `json:"lines" jsonschema:"2 or more lines that add up to the transaction's amount"`
+	TransactionID string          `json:"transaction_id"`
+	Lines         []splitLineArgs `json:"lines" jsonschema:"2 or more, adding up to its amount"`
 	confirmArg
 }
 
 type splitLineArgs struct {
-	Amount   Amount `json:"amount" jsonschema:"the line's amount, negative for an outflow as the transaction's is, e.g. -50.00"`
-	Category string `json:"category" jsonschema:"the line's category: name, 'Group: Name', or id"`
-	Memo     string `json:"memo,omitempty" jsonschema:"the line's memo, at most 500 characters"`
+	Amount   Amount `json:"amount" jsonschema:"negative for an outflow, e.g. \"-50.00\""`
+	Category string `json:"category"`
+	Memo     string `json:"memo,omitempty"`
 }
 
 // splitLine is one line of a split as it is confirmed, journaled and sent.

@@ -18,15 +18,13 @@ import (
 var undoOperationTool = mcp.Tool{
 	Name:  "undo_operation",
 	Title: "Undo an operation",
-	Description: "Take back an operation from avenir's journal by writing its inverse: old categories, flags, approvals, assigned amounts, " +
-		"names and targets back; created transactions deleted; a reconcile unmarked and its adjustment deleted. Anything someone changed " +
-		"since is left alone and named. Undoing an undo redoes. Creating a category, splitting and importing cannot be undone through YNAB's API." +
-		confirmDescription,
+	Description: "Take back a journaled operation by writing its inverse; what changed since is left alone and named. Undoing an " +
+		"undo redoes it." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
 type undoOperationIn struct {
-	OperationID string `json:"operation_id" jsonschema:"the journal id of the operation to take back (list_operations shows them)"`
+	OperationID string `json:"operation_id" jsonschema:"from a write's result or list_operations"`
 	confirmArg
 }
 

@@ -14,16 +14,16 @@ import (
 var updateCategoryTool = mcp.Tool{
 	Name:  "update_category",
 	Title: "Rename a category or move it to another group",
-	Description: "Rename a category, move it to another category group, or both. Its assigned amounts, activity and target stay with it." +
-		confirmDescription,
+	Description: "Rename a category, move it to another group, or both; its amounts and target stay with it. " +
+		"Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type updateCategoryIn struct {
 	planArg
-	Category string  `json:"category" jsonschema:"the category: name, 'Group: Name', or id"`
-	Name     *string `json:"name,omitempty" jsonschema:"the new name (at most 50 characters); leave out to keep the name"`
-	Group    string  `json:"group,omitempty" jsonschema:"the category group to move it to: name or id; leave out to keep the group"`
+	Category string  `json:"category"`
+	Name     *string `json:"name,omitempty" jsonschema:"at most 50 characters; absent keeps it"`
+	Group    string  `json:"group,omitempty" jsonschema:"name or id; absent keeps it"`
 	confirmArg
 }
 

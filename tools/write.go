@@ -90,15 +90,20 @@ type writeOut struct {
 }
 
 // confirmDescription ends every confirmed tool's description.
-var confirmDescription = " Every call is confirmed by the user before anything is written: the client asks the user, or the result is " +
-	"status confirmation_required with a preview and a code. " + confirm.AgentRule +
-	" The write is journaled and can be undone with undo_operation."
+var confirmDescription = " Confirmed by the user first. " + confirm.AgentRule
 
 // confirmAndApply takes a write through confirmation, the journal and YNAB. planRef is the
 // plan_id argument; args are the tool's arguments without `confirmation`; code is the
 // `confirmation` argument.
 func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest, planRef string, build builder, args any, code string) (*mcp.CallToolResult, writeOut, error) {
-	p, err := h.plan(ctx, planRef, ynab.Recent)
+	// A confirming call builds only to recognise the subject the person saw; applyLocked reads
+	// fresh under the plan's lock before anything is written. So however long the person took
+	// to answer, this build costs no request.
+	f := ynab.Recent
+	if confirming(req, code) {
+		f = ynab.Cached
+	}
+	p, err := h.plan(ctx, planRef, f)
 	if err != nil {
 		return nil, writeOut{}, err
 	}

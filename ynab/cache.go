@@ -3,8 +3,11 @@ package ynab
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,22 +17,85 @@ import (
 // last_knowledge_of_server: one request brings every collection's changes (accounts, payees,
 // category groups, categories, months with their categories, transactions and their lines,
 // scheduled transactions), deletions included. So a repeated read costs one small request, and
-// a read within MaxAge of the last one costs none.
+// a read within the freshness window costs none. A plan too large for YNAB to export is read
+// per collection instead (collections.go).
+//
+// A write's own answer is merged into the snapshot where it carries what changed (the typed
+// write calls do it themselves): a preview after a write then needs no request, and a read
+// needs one only when YNAB derives figures from the write that its answer does not carry
+// (balances, activity, available, ready to assign). The snapshot's server knowledge is never
+// moved by a write's answer: the answer does not say what else changed up to its knowledge
+// (another client's writes, YNAB's derived figures), so the next delta asks from the knowledge
+// last read and gets the written entities once more, which merges to the same thing.
 
 // Freshness says how current a read must be.
 type Freshness int
 
 const (
-	// Recent may reuse what this process fetched within MaxAge, unless a write made it stale.
+	// Recent is what a write's preview uses: the plan as last read, up to PreviewAge old (or
+	// the freshness window, if longer), with this process's own writes merged in. A preview
+	// needs no more: the confirming call reads Fresh and refuses a subject that changed.
 	Recent Freshness = iota
-	// Fresh always asks YNAB for the changes since: what a write reads before it applies.
+	// Fresh always asks YNAB for the changes since: what a write reads before it applies, and
+	// what a read does when the person says they changed something in YNAB.
 	Fresh
+	// Current is what a read tool shows: the plan as read within the freshness window (MaxAge),
+	// with every figure this process's writes changed, derived ones included; after a write
+	// whose answer does not carry them, that costs one delta request.
+	Current
+	// Cached is what a confirming call reads before it takes the plan's lock and reads Fresh:
+	// the snapshot this process holds, however old (unless a write made it stale), since it
+	// serves only to recognise the subject being confirmed. It asks YNAB only when there is none.
+	Cached
+	// Listed is what a read that shows no derived figure uses (transactions, payees, scheduled
+	// transactions): as Current, but a write whose answer carried what it wrote costs no
+	// request after it, since only derived figures may have moved.
+	Listed
 )
 
+const (
+	// PreviewAge is how old the plan a preview shows may be (design.md, "Freshness").
+	PreviewAge = 60 * time.Second
+	// MaxFreshness bounds the freshness window of reads (design.md, "Freshness").
+	MaxFreshness = 60 * time.Second
+	// DefaultFreshness is the freshness window of reads when AVENIR_MCP_FRESHNESS is not set,
+	// chosen from replayed sessions (BENCHMARKS.md, "Requests per session").
+	DefaultFreshness = 30 * time.Second
+)
+
+// ParseFreshness reads a freshness window as AVENIR_MCP_FRESHNESS gives it: seconds ("30") or
+// a Go duration ("30s", "1m"), from 0 (every read asks YNAB) to MaxFreshness. It returns the
+// value for Options.MaxAge ("" gives 0: the default).
+func ParseFreshness(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if n, nerr := strconv.Atoi(s); nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d < 0 || d > MaxFreshness {
+		return 0, fmt.Errorf("AVENIR_MCP_FRESHNESS=%q: give seconds from 0 to %d (e.g. 30) or a duration like 30s", s, int(MaxFreshness.Seconds()))
+	}
+	if d == 0 {
+		return -1, nil // every read asks
+	}
+	return d, nil
+}
+
 type planCache struct {
-	mu    sync.Mutex // one refresh at a time per plan
-	plan  *Plan
+	mu   sync.Mutex // one refresh or merge at a time per plan
+	plan *Plan
+	// stale: a write's effect is not in the snapshot (its answer was lost, or carries only
+	// ids); every read asks YNAB first.
 	stale bool
+	// derived: the snapshot holds this process's writes, but figures YNAB derives from them
+	// may have moved since; a Current read asks YNAB first, a Recent one need not.
+	derived bool
+	// byCollection is set once the plan export failed: the plan is then read and refreshed
+	// per collection (collections.go), each with its own server knowledge.
+	byCollection *collectionKnowledge
 }
 
 // Plan returns a snapshot of the plan planID (an id, or an alias YNAB knows such as
@@ -48,22 +114,31 @@ func (c *Client) Plan(ctx context.Context, planID string, f Freshness) (*Plan, e
 
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if p := pc.plan; p != nil && f == Recent && !pc.stale && c.maxAge > 0 && c.now().Sub(p.Fetched) < c.maxAge {
+	if p := pc.plan; p != nil && c.reusable(pc, f) {
 		return p, nil
 	}
-	var knowledge int64
-	if pc.plan != nil {
-		knowledge = pc.plan.Knowledge
+	start := c.now()
+	var (
+		p   *Plan
+		err error
+	)
+	switch {
+	case pc.plan == nil:
+		p, err = c.loadPlan(ctx, pc, planID, start)
+	case pc.byCollection != nil:
+		p, err = c.refreshByCollection(ctx, pc, start)
+	default:
+		var detail PlanDetail
+		var k int64
+		detail, k, err = c.GetPlan(ctx, planID, pc.plan.Knowledge)
+		if err == nil {
+			p = newPlan(mergePlan(pc.plan.PlanDetail, detail), k, start)
+		}
 	}
-	detail, k, err := c.GetPlan(ctx, planID, knowledge)
 	if err != nil {
 		return nil, err
 	}
-	if pc.plan != nil {
-		detail = mergePlan(pc.plan.PlanDetail, detail)
-	}
-	p := newPlan(detail, k, c.now())
-	pc.plan, pc.stale = p, false
+	pc.plan, pc.stale, pc.derived = p, false, false
 	if p.ID != planID && p.ID != "" {
 		// An alias: remember which plan it named, and keep the cache under the id.
 		c.mu.Lock()
@@ -79,20 +154,191 @@ func (c *Client) Plan(ctx context.Context, planID string, f Freshness) (*Plan, e
 	return p, nil
 }
 
+// reusable reports whether the snapshot may answer a read of freshness f without asking YNAB.
+func (c *Client) reusable(pc *planCache, f Freshness) bool {
+	age := c.now().Sub(pc.plan.Fetched)
+	switch {
+	case pc.stale, f == Fresh, c.maxAge < 0:
+		return false
+	case f == Recent:
+		return age < max(c.maxAge, PreviewAge)
+	case f == Cached:
+		return true
+	case f == Listed:
+		return age < c.maxAge
+	default:
+		return !pc.derived && age < c.maxAge
+	}
+}
+
+// loadPlan reads a plan in full: the export in one request, or per collection when YNAB cannot
+// export it in time. A plan of many years is tens of MB, and YNAB may then answer 503 after
+// half a minute, or not before avenir stops waiting: such a failure (a timeout, or a 5xx that
+// took more than half the time avenir waits for an answer) is not retried, which would only
+// wait as long again, but read per collection. A quick 5xx is YNAB failing, retried as any read.
+func (c *Client) loadPlan(ctx context.Context, pc *planCache, planID string, start time.Time) (*Plan, error) {
+	var d struct {
+		Plan            PlanDetail `json:"plan"`
+		ServerKnowledge int64      `json:"server_knowledge"`
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		began := time.Now()
+		err = c.do(ctx, http.MethodGet, planPath(planID), nil, &d)
+		if err == nil {
+			return newPlan(d.Plan, d.ServerKnowledge, start), nil
+		}
+		if ctx.Err() == nil && (isTimeout(err) || retryable(err) && c.http.Timeout > 0 && time.Since(began) > c.http.Timeout/2) {
+			break
+		}
+		if !retryable(err) || attempt >= c.retries {
+			return nil, err
+		}
+		wait := c.backoff(attempt + 1)
+		c.log.Warn("ynab read failed; retrying", "path", planPath(planID), "attempt", attempt+1, "wait", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+	c.log.Warn("YNAB could not export the plan in time; reading it per collection instead", "err", err)
+	p, k, cerr := c.loadByCollection(ctx, planID, start)
+	if cerr != nil {
+		return nil, errors.Join(err, cerr)
+	}
+	pc.byCollection = k
+	return p, nil
+}
+
 // Invalidate makes the next read of the plan ask YNAB for the changes, so that a process
 // always reads its own writes, derived figures included.
 func (c *Client) Invalidate(planID string) {
-	c.mu.Lock()
-	if id, ok := c.alias[planID]; ok {
-		planID = id
-	}
-	pc := c.plans[planID]
-	c.mu.Unlock()
-	if pc != nil {
+	if pc := c.cacheOf(planID); pc != nil {
 		pc.mu.Lock()
 		pc.stale = true
 		pc.mu.Unlock()
 	}
+}
+
+func (c *Client) cacheOf(planID string) *planCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id, ok := c.alias[planID]; ok {
+		planID = id
+	}
+	return c.plans[planID]
+}
+
+// effect says what a write's answer leaves out.
+type effect int
+
+const (
+	carried effect = iota // the answer holds every change the write made
+	derives               // YNAB derives figures from the change that the answer does not hold
+)
+
+// absorb merges what a write's answer carries into the plan's snapshot, as a new snapshot
+// (those handed out stay as they were). edit gets a copy of the export to change.
+func (c *Client) absorb(planID string, e effect, edit func(d *PlanDetail)) {
+	pc := c.cacheOf(planID)
+	if pc == nil {
+		return
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.plan == nil {
+		return
+	}
+	old := pc.plan
+	d := old.PlanDetail
+	edit(&d)
+	pc.plan = newPlan(d, old.Knowledge, old.Fetched)
+	pc.plan.monthsPartial = old.monthsPartial
+	if e == derives {
+		pc.derived = true
+	}
+}
+
+// absorbTransactions merges transactions from a write's answer: each replaces the one with its
+// id (lines included), a deleted one drops out, and a payee YNAB created for it by name is added.
+func (c *Client) absorbTransactions(planID string, txs []Transaction, e effect) {
+	if len(txs) == 0 {
+		return
+	}
+	c.absorb(planID, e, func(d *PlanDetail) {
+		ids := make(map[string]bool, len(txs))
+		sums := make([]TransactionSummary, 0, len(txs))
+		var lines []SubTransaction
+		known := make(map[string]bool, len(d.Payees))
+		for _, y := range d.Payees {
+			known[y.ID] = true
+		}
+		var payees []Payee
+		for _, t := range txs {
+			ids[t.ID] = true
+			s := t.TransactionSummary
+			s.AmountFormatted, s.AmountCurrency = "", nil
+			sums = append(sums, s)
+			for _, l := range t.Subtransactions {
+				if !l.Deleted && !t.Deleted {
+					l.AmountFormatted, l.AmountCurrency = "", nil
+					lines = append(lines, l)
+				}
+			}
+			if t.PayeeID != nil && t.PayeeName != nil && !known[*t.PayeeID] {
+				known[*t.PayeeID] = true
+				payees = append(payees, Payee{ID: *t.PayeeID, Name: *t.PayeeName})
+			}
+		}
+		d.Transactions = mergeByID(d.Transactions, sums, func(t TransactionSummary) (string, bool) { return t.ID, t.Deleted })
+		kept := make([]SubTransaction, 0, len(d.Subtransactions)+len(lines))
+		for _, s := range d.Subtransactions {
+			if !ids[s.TransactionID] {
+				kept = append(kept, s)
+			}
+		}
+		d.Subtransactions = append(kept, lines...)
+		if len(payees) > 0 {
+			d.Payees = append(slices.Clip(d.Payees), payees...)
+		}
+	})
+}
+
+// absorbMonthCategory merges a category's figures for one month from a write's answer.
+func (c *Client) absorbMonthCategory(planID, month string, cat Category) {
+	cat = plainCategory(cat)
+	c.absorb(planID, derives, func(d *PlanDetail) {
+		d.Months = slices.Clone(d.Months)
+		for i := range d.Months {
+			if d.Months[i].Month == month {
+				d.Months[i].Categories = mergeByID(d.Months[i].Categories, []Category{cat}, categoryKey)
+			}
+		}
+	})
+}
+
+// absorbCategory merges a category's own fields (name, group, note, target) from a write's
+// answer; its figures are the current month's, as in the export's flat list.
+func (c *Client) absorbCategory(planID string, cat Category) {
+	cat = plainCategory(cat)
+	c.absorb(planID, derives, func(d *PlanDetail) {
+		d.Categories = mergeByID(d.Categories, []Category{cat}, categoryKey)
+	})
+}
+
+// plainCategory drops what the export does not carry: the display forms of amounts and the
+// group's name.
+func plainCategory(c Category) Category {
+	c.CategoryGroupName = ""
+	c.BalanceFormatted, c.BalanceCurrency = "", nil
+	c.ActivityFormatted, c.ActivityCurrency = "", nil
+	c.BudgetedFormatted, c.BudgetedCurrency = "", nil
+	c.GoalTargetFormatted, c.GoalTargetCurrency = nil, nil
+	c.GoalUnderFundedFormatted, c.GoalUnderFundedCurrency = nil, nil
+	c.GoalOverallFundedFormatted, c.GoalOverallFundedCurrency = nil, nil
+	c.GoalOverallLeftFormatted, c.GoalOverallLeftCurrency = nil, nil
+	return c
 }
 
 // mergePlan applies a delta export to a full one and returns the new full export. Neither input
@@ -185,8 +431,8 @@ func mergeByID[T any](old, delta []T, key func(T) (string, bool)) []T {
 // Plan is a snapshot of one plan with lookups by id. Read-only.
 type Plan struct {
 	PlanDetail
-	Knowledge int64     // the server_knowledge it reflects
-	Fetched   time.Time // when it was last brought up to date
+	Knowledge int64     // the server_knowledge it reflects (with the export: see collectionKnowledge otherwise)
+	Fetched   time.Time // when it was last brought up to date: YNAB was asked at this time
 
 	accounts   map[string]*Account
 	groups     map[string]*CategoryGroup
@@ -196,6 +442,10 @@ type Plan struct {
 	subs       map[string][]SubTransaction // by transaction id
 	months     map[string]*Month
 	monthCats  map[string]map[string]*Category // month → category id
+
+	// monthsPartial: the plan was read per collection, and only the current month has its
+	// categories; Month reports the others as absent, so that a tool reads them from YNAB.
+	monthsPartial bool
 
 	byDateOnce sync.Once
 	byDate     []*TransactionSummary
@@ -271,8 +521,14 @@ func (p *Plan) Transaction(id string) (*TransactionSummary, bool) { t, ok := p.t
 // Lines returns the split lines of a transaction (none for a plain one).
 func (p *Plan) Lines(transactionID string) []SubTransaction { return p.subs[transactionID] }
 
-// Month returns the plan month (YYYY-MM-01).
-func (p *Plan) Month(month string) (*Month, bool) { m, ok := p.months[month]; return m, ok }
+// Month returns the plan month (YYYY-MM-01) with its categories.
+func (p *Plan) Month(month string) (*Month, bool) {
+	m, ok := p.months[month]
+	if ok && p.monthsPartial && m.Categories == nil {
+		return nil, false
+	}
+	return m, ok
+}
 
 // MonthCategory returns a category's figures for a month (YYYY-MM-01).
 func (p *Plan) MonthCategory(month, categoryID string) (*Category, bool) {

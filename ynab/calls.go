@@ -227,7 +227,7 @@ func (c *Client) GetScheduledTransactions(ctx context.Context, planID string, kn
 func (c *Client) CreateTransactions(ctx context.Context, planID string, txs []SaveTransaction) (SaveTransactionsResult, error) {
 	var d SaveTransactionsResult
 	err := c.send(ctx, "POST", planPath(planID, "transactions"), map[string]any{"transactions": txs}, &d)
-	c.Invalidate(planID)
+	c.learnTransactions(planID, txs, d, err)
 	return d, err
 }
 
@@ -236,7 +236,7 @@ func (c *Client) CreateTransactions(ctx context.Context, planID string, txs []Sa
 func (c *Client) UpdateTransactions(ctx context.Context, planID string, txs []SaveTransaction) (SaveTransactionsResult, error) {
 	var d SaveTransactionsResult
 	err := c.send(ctx, "PATCH", planPath(planID, "transactions"), map[string]any{"transactions": txs}, &d)
-	c.Invalidate(planID)
+	c.learnTransactions(planID, txs, d, err)
 	return d, err
 }
 
@@ -247,7 +247,7 @@ func (c *Client) UpdateTransaction(ctx context.Context, planID, transactionID st
 		Transaction Transaction `json:"transaction"`
 	}
 	err := c.send(ctx, "PUT", planPath(planID, "transactions", transactionID), map[string]any{"transaction": tx}, &d)
-	c.Invalidate(planID)
+	c.learnTransactions(planID, []SaveTransaction{tx}, SaveTransactionsResult{Transactions: []Transaction{d.Transaction}}, err)
 	return d.Transaction, err
 }
 
@@ -258,8 +258,54 @@ func (c *Client) DeleteTransaction(ctx context.Context, planID, transactionID st
 		Transaction Transaction `json:"transaction"`
 	}
 	err := c.send(ctx, "DELETE", planPath(planID, "transactions", transactionID), nil, &d)
-	c.Invalidate(planID)
+	switch {
+	case err != nil || d.Transaction.ID != transactionID || d.Transaction.TransferTransactionID != nil:
+		// A transfer's other side goes too, and the answer does not show it.
+		c.Invalidate(planID)
+	default:
+		d.Transaction.Deleted = true
+		c.absorbTransactions(planID, []Transaction{d.Transaction}, derives)
+	}
 	return d.Transaction, err
+}
+
+// learnTransactions feeds the answer of a transaction write to the cache: the transactions it
+// carries are merged, and reads ask YNAB for the figures derived from them unless the write
+// changed only what nothing is derived from (flag, approval, memo). A failed write, an answer
+// without every transaction sent, or one that changes more than a flag or an approval of a
+// transfer (whose other side may change too, unseen) leaves the cache to ask YNAB at the next
+// read of any kind.
+func (c *Client) learnTransactions(planID string, sent []SaveTransaction, d SaveTransactionsResult, err error) {
+	txs := d.Transactions
+	if d.Transaction != nil {
+		txs = append(txs, *d.Transaction)
+	}
+	if err != nil || len(txs) < len(sent) {
+		c.Invalidate(planID)
+		return
+	}
+	e, memo := carried, false
+	for _, s := range sent {
+		if !onlyUnderived(s) {
+			e = derives
+		}
+		memo = memo || !s.Memo.IsZero()
+	}
+	for _, t := range txs {
+		if (t.TransferAccountID != nil || t.TransferTransactionID != nil) && (e == derives || memo) {
+			c.Invalidate(planID)
+			return
+		}
+	}
+	c.absorbTransactions(planID, txs, e)
+}
+
+// onlyUnderived reports whether a transaction write changes only fields that no figure of YNAB
+// is derived from: its flag, its approval, its memo.
+func onlyUnderived(s SaveTransaction) bool {
+	return s.ID != "" && s.ImportID.IsZero() && s.AccountID == "" && s.Date == "" && s.Amount.IsZero() &&
+		s.PayeeID.IsZero() && s.PayeeName.IsZero() && s.CategoryID.IsZero() && s.Cleared == "" &&
+		len(s.Subtransactions) == 0
 }
 
 // ImportTransactions is POST /plans/{plan_id}/transactions/import: YNAB imports from the
@@ -267,7 +313,7 @@ func (c *Client) DeleteTransaction(ctx context.Context, planID, transactionID st
 func (c *Client) ImportTransactions(ctx context.Context, planID string) (ImportResult, error) {
 	var d ImportResult
 	err := c.send(ctx, "POST", planPath(planID, "transactions", "import"), nil, &d)
-	c.Invalidate(planID)
+	c.Invalidate(planID) // the answer names the new transactions, but does not hold them
 	return d, err
 }
 
@@ -277,7 +323,12 @@ func (c *Client) UpdateMonthCategory(ctx context.Context, planID, month, categor
 	var d SaveCategoryResult
 	body := map[string]any{"category": SaveMonthCategory{Budgeted: budgeted}}
 	err := c.send(ctx, "PATCH", planPath(planID, "months", month, "categories", categoryID), body, &d)
-	c.Invalidate(planID)
+	if err != nil || d.Category.ID != categoryID {
+		c.Invalidate(planID)
+	} else {
+		// The month's figures (ready to assign) and later months' available move too.
+		c.absorbMonthCategory(planID, month, d.Category)
+	}
 	return d, err
 }
 
@@ -285,7 +336,7 @@ func (c *Client) UpdateMonthCategory(ctx context.Context, planID, month, categor
 func (c *Client) CreateCategory(ctx context.Context, planID string, cat SaveCategory) (SaveCategoryResult, error) {
 	var d SaveCategoryResult
 	err := c.send(ctx, "POST", planPath(planID, "categories"), map[string]any{"category": cat}, &d)
-	c.Invalidate(planID)
+	c.Invalidate(planID) // the new category is in every month, which the answer does not show
 	return d, err
 }
 
@@ -293,7 +344,13 @@ func (c *Client) CreateCategory(ctx context.Context, planID string, cat SaveCate
 func (c *Client) UpdateCategory(ctx context.Context, planID, categoryID string, cat SaveCategory) (SaveCategoryResult, error) {
 	var d SaveCategoryResult
 	err := c.send(ctx, "PATCH", planPath(planID, "categories", categoryID), map[string]any{"category": cat}, &d)
-	c.Invalidate(planID)
+	if err != nil || d.Category.ID != categoryID {
+		c.Invalidate(planID)
+	} else {
+		// Its name, group and note are in the answer; its target's progress in each month is
+		// derived.
+		c.absorbCategory(planID, d.Category)
+	}
 	return d, err
 }
 

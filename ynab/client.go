@@ -33,8 +33,9 @@ type Options struct {
 	Retries int
 	// Backoff is the wait before retry n (1, 2, …); default 250 ms doubling, at most 4 s.
 	Backoff func(n int) time.Duration
-	// MaxAge is how long a read may reuse what was fetched before asking YNAB for the changes
-	// since (default 5 s; negative: always ask).
+	// MaxAge is the freshness window: how long a read may reuse what was fetched before asking
+	// YNAB for the changes since (default DefaultFreshness; negative: always ask; at most
+	// MaxFreshness is meant, see ParseFreshness).
 	MaxAge time.Duration
 	Now    func() time.Time
 }
@@ -85,7 +86,7 @@ func New(opts Options) *Client {
 		c.backoff = func(n int) time.Duration { return min(250*time.Millisecond<<(n-1), 4*time.Second) }
 	}
 	if c.maxAge == 0 {
-		c.maxAge = 5 * time.Second
+		c.maxAge = DefaultFreshness
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -176,16 +177,29 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	if out == nil {
 		return nil
 	}
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil || len(env.Data) == 0 {
-		return fmt.Errorf("YNAB's answer to %s %s is not the JSON avenir expects: %v", method, stripQuery(path), err)
-	}
-	if err := json.Unmarshal(env.Data, out); err != nil {
+	// One pass straight into out: a plan's export is tens of MB, and a copy of its data member
+	// would be as large again.
+	env := struct {
+		Data *into `json:"data"`
+	}{Data: &into{out: out}}
+	if err := json.Unmarshal(raw, &env); err != nil || !env.Data.seen {
+		if err == nil {
+			err = errors.New("it has no data")
+		}
 		return fmt.Errorf("YNAB's answer to %s %s is not the JSON avenir expects: %w", method, stripQuery(path), err)
 	}
 	return nil
+}
+
+// into decodes a JSON value into out, and records that there was one.
+type into struct {
+	out  any
+	seen bool
+}
+
+func (i *into) UnmarshalJSON(b []byte) error {
+	i.seen = !bytes.Equal(b, []byte("null"))
+	return json.Unmarshal(b, i.out)
 }
 
 // watchRateLimit warns in the log when YNAB's X-Rate-Limit header ("used/limit") says that

@@ -123,17 +123,17 @@ func (d *demo) run() error {
 	var ov struct {
 		PlanName      string `json:"plan_name"`
 		Month         string `json:"month"`
-		ReadyToAssign money  `json:"ready_to_assign"`
-		Income        money  `json:"income"`
-		Assigned      money  `json:"assigned"`
-		Activity      money  `json:"activity"`
+		ReadyToAssign string `json:"ready_to_assign"`
+		Income        string `json:"income"`
+		Assigned      string `json:"assigned"`
+		Activity      string `json:"activity"`
 		Overspent     []struct {
 			Category  string `json:"category"`
-			Available money  `json:"available"`
+			Available string `json:"available"`
 		} `json:"overspent_categories"`
 		Balances []struct {
 			Account string `json:"account"`
-			Balance money  `json:"balance"`
+			Balance string `json:"balance"`
 		} `json:"budget_account_balances"`
 		Uncategorized int `json:"uncategorized_transactions"`
 		Unapproved    int `json:"unapproved_transactions"`
@@ -143,12 +143,12 @@ func (d *demo) run() error {
 		return err
 	}
 	d.say("  %s, %s", ov.PlanName, ov.Month[:7])
-	d.say("  Ready to assign %s · income %s · assigned %s · activity %s", ov.ReadyToAssign.Formatted, ov.Income.Formatted, ov.Assigned.Formatted, ov.Activity.Formatted)
+	d.say("  Ready to assign %s · income %s · assigned %s · activity %s", ov.ReadyToAssign, ov.Income, ov.Assigned, ov.Activity)
 	for _, b := range ov.Balances {
-		d.say("  %-24s %12s", b.Account, b.Balance.Formatted)
+		d.say("  %-24s %12s", b.Account, b.Balance)
 	}
 	for _, o := range ov.Overspent {
-		d.say("  overspent: %s (%s)", o.Category, o.Available.Formatted)
+		d.say("  overspent: %s (%s)", o.Category, o.Available)
 	}
 	d.say("  %d transaction(s) need a category, %d await approval.  (%d YNAB request(s) for the first full sync)", ov.Uncategorized, ov.Unapproved, ov.YNABRequests)
 
@@ -266,9 +266,4 @@ func (d *demo) journal() error {
 		d.say("  …%s  %-8s %-6s %-60s %s", op.ID[len(op.ID)-6:], op.Status, op.ConfirmedVia, op.Summary, undo)
 	}
 	return nil
-}
-
-type money struct {
-	Milliunits int64  `json:"milliunits"`
-	Formatted  string `json:"formatted"`
 }

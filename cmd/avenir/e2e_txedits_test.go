@@ -111,8 +111,7 @@ type txeditsTx struct {
 	ID         string `json:"id"`
 	Date       string `json:"date"`
 	Payee      string `json:"payee"`
-	CategoryID string `json:"category_id"`
-	Approved   bool   `json:"approved"`
+	Category   string `json:"category"`
 	Flag       string `json:"flag"`
 	SplitLines []struct {
 		AmountMilliunits int64 `json:"amount_milliunits"`
@@ -176,10 +175,10 @@ func TestTransactionEditsOverStdio(t *testing.T) {
 			s.applied("approve_transactions", approved, "Approve 3 transaction(s)?", "none")
 
 			after := s.transactions(map[string]any{"account": "Betaalrekening", "since": market.Date})
-			if got := after["Market"]; len(got.SplitLines) != 2 || got.Flag != "red" || got.CategoryID != "" {
+			if got := after["Market"]; len(got.SplitLines) != 2 || got.Flag != "red" || got.Category != "" {
 				t.Errorf("Market after the writes: %+v; want a split of 2 lines, flagged red", got)
 			}
-			if got := after["Kruidvat"]; got.CategoryID == "" || got.Flag != "green" {
+			if got := after["Kruidvat"]; got.Category == "" || got.Flag != "green" {
 				t.Errorf("Kruidvat after the writes: %+v; want categorised and flagged green", got)
 			}
 			if left := s.transactions(map[string]any{"account": "Betaalrekening", "status": "unapproved"}); len(left) != 0 {

@@ -38,6 +38,7 @@ Environment:
   AVENIR_MCP_REQUIRE_ELICITATION=1  only the user's own answer in the client may confirm a write
   AVENIR_MCP_JOURNAL              the journal file (default $XDG_STATE_HOME/avenir/journal.db)
   AVENIR_MCP_YNAB_URL             YNAB's API base URL (default https://api.ynab.com/v1)
+  AVENIR_MCP_FRESHNESS            seconds a read may reuse what was read (0 to 60, default 30)
 `
 
 const noToken = `avenir serve needs a YNAB personal access token.
@@ -101,6 +102,10 @@ func runServe(ctx context.Context, args []string, e env) error {
 		fmt.Fprintln(e.stderr, terminalHint)
 	}
 
+	freshness, err := ynab.ParseFreshness(e.getenv("AVENIR_MCP_FRESHNESS"))
+	if err != nil {
+		return usagef("serve: %v", err)
+	}
 	jpath := journalPath(e.getenv)
 	j, err := journal.Open(jpath, journal.Options{})
 	if err != nil {
@@ -111,7 +116,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	deps := tools.Deps{
-		YNAB:        ynab.New(ynab.Options{BaseURL: baseURL, Token: token, Logger: log}),
+		YNAB:        ynab.New(ynab.Options{BaseURL: baseURL, Token: token, Logger: log, MaxAge: freshness}),
 		Confirm:     asker,
 		Journal:     j,
 		DefaultPlan: e.getenv("AVENIR_MCP_PLAN"),
