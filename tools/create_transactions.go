@@ -414,13 +414,20 @@ func openAccount(p *ynab.Plan, arg, ref string) (*ynab.Account, error) {
 // createdChange is the journal's record of a transaction created, from its draft: the fields
 // that were sent, with the values YNAB holds (a payee sent by name is recorded by the id YNAB
 // gave it, the import id as finally sent), so that undo and recovery compare like with like.
-func createdChange(draft journal.Change, t *ynab.TransactionSummary) journal.Change {
-	sent, _ := decodeFields(draft.After) // made by newTxChange: always an object
-	now, _ := asFields(t)                // plain values: it cannot fail
+func createdChange(draft journal.Change, t *ynab.Transaction) journal.Change {
+	sent, _ := decodeFields(draft.After)     // made by newTxChange: always an object
+	now, _ := asFields(t.TransactionSummary) // plain values: it cannot fail
+	if lines := splitLines(t.Subtransactions); len(lines) > 0 {
+		b, _ := json.Marshal(lines) // plain values: it cannot fail
+		now["subtransactions"] = b
+	}
 	after := make(map[string]any, len(sent))
 	for k := range sent {
-		if k == "payee_name" {
+		switch k {
+		case "payee_name":
 			k = "payee_id"
+		case "transfer":
+			continue // the other side's own fields: recorded once they are written (restoreOtherSides)
 		}
 		after[k] = now[k]
 	}
