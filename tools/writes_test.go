@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
 // Helpers the tests of the writes of transactions, scheduled transactions, payees, accounts and
@@ -165,4 +167,76 @@ func wrRoundTrip(t *testing.T, tool string, args func(e *testEnv) map[string]any
 		return op
 	}
 	return e, get(w.OperationID), get(u.OperationID), get(r.OperationID)
+}
+
+// wrLostAnswer makes a create whose answer YNAB loses after applying it (the connection drops):
+// the write path reads YNAB, finds what it made, and records it applied with the id YNAB gave.
+func wrLostAnswer(t *testing.T, tool string, args func(e *testEnv) map[string]any, method, path string) (*testEnv, journal.Operation) {
+	t.Helper()
+	e := newEnv(t, envOptions{kind: noElicit})
+	a := args(e)
+	var first writeOut
+	e.ok(tool, a, &first)
+	e.sb.InjectFault(sandbox.Fault{Method: method, PathContains: path, DropAfter: true})
+	var out writeOut
+	e.ok(tool, withArg(a, "confirmation", first.Confirmation), &out)
+	op := e.onlyOperation()
+	if out.Status != "applied" || op.Status != journal.StatusApplied || !op.ReadBack || op.Changes[0].ID == "" {
+		t.Fatalf("after a lost answer: result %+v, journal %+v; want applied, read back, with the id YNAB gave", out, op)
+	}
+	return e, op
+}
+
+// wrUndoRefused checks that the undo of a write is refused with why, through MCP, writing
+// nothing, and that get_operation says the same.
+func wrUndoRefused(e *testEnv, operationID, why string) {
+	e.t.Helper()
+	e.sb.ResetCounts()
+	e.fails("undo_operation", map[string]any{"operation_id": operationID}, why)
+	if e.writes() != 0 {
+		e.t.Fatal("a refused undo wrote")
+	}
+	var op getOperationOut
+	e.ok("get_operation", map[string]any{"operation_id": operationID}, &op)
+	if op.Undo.CanUndo || !strings.Contains(op.Undo.Why, why) {
+		e.t.Fatalf("get_operation says can_undo=%v (%q), want the refusal %q", op.Undo.CanUndo, op.Undo.Why, why)
+	}
+}
+
+// wrGroupID is the id of the category group list_categories names name, or "".
+func wrGroupID(e *testEnv, name string) string {
+	e.t.Helper()
+	var out listCategoriesOut
+	e.ok("list_categories", map[string]any{"include_hidden": true}, &out)
+	for _, g := range out.Groups {
+		if g.Name == name {
+			return g.ID
+		}
+	}
+	return ""
+}
+
+// wrOtherPlan is the sandbox's second plan: its ids must name nothing in the first.
+func wrOtherPlan(t *testing.T) ynab.PlanDetail {
+	t.Helper()
+	sb, _ := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
+	p, err := sb.Export(sandbox.SecondPlanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// wrApply applies a confirmed write through whatever client e has: asked, or by code.
+func wrApply(e *testEnv, tool string, args map[string]any) writeOut {
+	e.t.Helper()
+	var out writeOut
+	e.ok(tool, args, &out)
+	if out.Status == "confirmation_required" {
+		e.ok(tool, withArg(args, "confirmation", out.Confirmation), &out)
+	}
+	if out.Status != "applied" {
+		e.t.Fatalf("%s = %+v, want applied", tool, out)
+	}
+	return out
 }
