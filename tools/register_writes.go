@@ -5,6 +5,7 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // addWrites registers the writes of whatever else YNAB's API can change: transactions edited
 // and deleted, scheduled transactions, payees, accounts and category groups.
 func (h *handlers) addWrites(srv *mcp.Server) {
+	addTool(srv, h, updateTransactionsTool, h.updateTransactions)
 	addTool(srv, h, createCategoryGroupTool, h.createCategoryGroup)
 	addTool(srv, h, updateCategoryGroupTool, h.updateCategoryGroup)
 }
