@@ -297,3 +297,36 @@ func withField(fields json.RawMessage, name string, value any) json.RawMessage {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+// undoNotes are what an undo's preview says beyond its lines where its effect differs from
+// putting fields back: what is entered again comes back under new ids.
+func undoNotes(inverse []journal.Change) []string {
+	var again int
+	for _, ch := range inverse {
+		if ch.Kind == kindNewTx || ch.Kind == kindNewScheduled {
+			again++
+		}
+	}
+	if again == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d deleted thing(s) are entered again, under new ids: YNAB keeps nothing deleted to restore.", again)}
+}
+
+// enteredAgain lists the ids YNAB gave what an applied undo entered again.
+func (h *handlers) enteredAgain(out writeOut) []string {
+	if out.Status != "applied" {
+		return nil
+	}
+	op, err := h.Journal.Get(out.OperationID)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range op.Changes {
+		if (c.Kind == kindNewTx || c.Kind == kindNewScheduled) && c.ID != "" && c.Outcome == journal.OutcomeApplied {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}

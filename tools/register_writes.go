@@ -6,6 +6,7 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // and deleted, scheduled transactions, payees, accounts and category groups.
 func (h *handlers) addWrites(srv *mcp.Server) {
 	addTool(srv, h, updateTransactionsTool, h.updateTransactions)
+	addTool(srv, h, deleteTransactionsTool, h.deleteTransactions)
 	addTool(srv, h, createCategoryGroupTool, h.createCategoryGroup)
 	addTool(srv, h, updateCategoryGroupTool, h.updateCategoryGroup)
 }

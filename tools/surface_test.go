@@ -27,7 +27,8 @@ func TestToolSurface(t *testing.T) {
 		"list_payees", "list_scheduled_transactions", "list_operations", "get_operation"}
 	confirmed := []string{"apply_categories", "set_category_budget", "move_money", "flag_transactions", "set_category_target",
 		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation",
-		"create_category_group", "update_category_group", "update_transactions"}
+		"create_category_group", "update_category_group", "update_transactions",
+		"delete_transactions"}
 	unconfirmed := []string{"approve_transactions", "import_transactions"}
 	var names []string
 	for _, tool := range res.Tools {

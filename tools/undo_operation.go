@@ -36,7 +36,8 @@ type undoSubject struct {
 
 type undoOut struct {
 	writeOut
-	LeftAlone []string `json:"left_alone,omitempty" jsonschema:"changes of the operation that the undo did not touch, and why (someone changed them since)"`
+	LeftAlone  []string `json:"left_alone,omitempty" jsonschema:"changes of the operation that the undo did not touch, and why (someone changed them since)"`
+	CreatedIDs []string `json:"created_ids,omitempty" jsonschema:"the ids YNAB gave what the undo entered again (a deleted transaction or scheduled transaction comes back under a new id)"`
 }
 
 func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, in undoOperationIn) (*mcp.CallToolResult, undoOut, error) {
@@ -82,6 +83,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
 			w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
 		}
+		w.notes = append(w.notes, undoNotes(up.Changes)...)
 		left = nil
 		for _, l := range up.LeftAlone {
 			left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
@@ -94,7 +96,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	res, out, err := h.confirmAndApply(ctx, req, op.PlanID, build, undoOperationIn{OperationID: op.ID}, in.Confirmation)
 	if out.Status == "applied" || out.Status == "confirmation_required" {
-		return res, undoOut{writeOut: out, LeftAlone: left}, err
+		return res, undoOut{writeOut: out, LeftAlone: left, CreatedIDs: h.enteredAgain(out)}, err
 	}
 	return res, undoOut{writeOut: out}, err
 }
