@@ -20,11 +20,12 @@ import (
 var createTransactionsTool = mcp.Tool{
 	Name:  "create_transactions",
 	Title: "Enter transactions",
-	Description: "Enter 1 to 100 new transactions on one open account in one write. Each has a date (not in the future, at most 5 years " +
-		"ago), an amount (negative for an outflow, positive for an inflow), a payee (an existing one by name or id, or a new name, " +
-		"which YNAB creates), and optionally a category ('Inflow: Ready to Assign' for income), a memo, cleared (cleared or " +
-		"uncleared, default uncleared) and a flag. Each gets an import id, so calling again with the same arguments after a lost " +
-		"answer cannot enter anything twice." + confirmDescription,
+	Description: "Enter 1 to 100 new transactions on one open account in one write, as a person enters them in YNAB. Each has a date " +
+		"(not in the future, at most 5 years ago), an amount (negative for an outflow, positive for an inflow), a payee (an existing " +
+		"one by name or id, or a new name, which YNAB creates) or, for a transfer, transfer_account (YNAB enters the other side), and " +
+		"optionally a category ('Inflow: Ready to Assign' for income), a memo, cleared (cleared or uncleared, default uncleared) and " +
+		"a flag. Calling again with the same arguments after a lost answer enters nothing twice: avenir finds what the first call " +
+		"entered by reading YNAB." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -39,7 +40,8 @@ type createTransactionsIn struct {
 type newTxArgument struct {
 	Date     string `json:"date" jsonschema:"YYYY-MM-DD, today or yesterday; not in the future, at most 5 years ago"`
 	Amount   Amount `json:"amount" jsonschema:"negative for an outflow (-12.50), positive for an inflow"`
-	Payee    string `json:"payee" jsonschema:"an existing payee (name or id), or a new name, which YNAB creates"`
+	Payee    string `json:"payee,omitempty" jsonschema:"an existing payee (name or id), or a new name, which YNAB creates; leave out for a transfer"`
+	Transfer string `json:"transfer_account,omitempty" jsonschema:"instead of payee, for a transfer: the other account (name or id); YNAB enters the other side there"`
 	Category string `json:"category,omitempty" jsonschema:"name, 'Group: Name', or id; 'Inflow: Ready to Assign' for income; none leaves it uncategorized"`
 	Memo     string `json:"memo,omitempty" jsonschema:"at most 500 characters"`
 	Cleared  string `json:"cleared,omitempty" jsonschema:"cleared or uncleared; default uncleared"`
@@ -88,6 +90,7 @@ type plannedTx struct {
 	payee    string // the payee's name
 	newPayee bool
 	category string // as the preview names it
+	transfer string // for a transfer: the other account's name
 }
 
 func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequest, in createTransactionsIn) (*mcp.CallToolResult, createdOut, error) {
@@ -230,7 +233,7 @@ func planNewTx(p *ynab.Plan, acct *ynab.Account, arg string, in newTxArgument, n
 	if t.subject.Amount, err = in.Amount.Milliunits(Digits(currency(p))); err != nil {
 		return t, fmt.Errorf("%s.amount: %w", arg, err)
 	}
-	if err = t.resolvePayee(p, acct, arg+".payee", in.Payee); err != nil {
+	if err = t.resolvePayee(p, acct, arg, in); err != nil {
 		return t, err
 	}
 	t.category = categoryShort(p, nil)
@@ -238,6 +241,9 @@ func planNewTx(p *ynab.Plan, acct *ynab.Account, arg string, in newTxArgument, n
 		cat, err := transactionCategory(p, arg+".category", in.Category)
 		if err != nil {
 			return t, err
+		}
+		if to, ok := p.Account(str(transferTarget(p, t.subject.PayeeID))); ok && acct.OnBudget && to.OnBudget {
+			return t, fmt.Errorf("%s.category: a transfer between two budget accounts (%s to %s) takes no category; leave category out", arg, acct.Name, to.Name)
 		}
 		t.subject.CategoryID, t.category = cat.ID, cat.Name
 	}
@@ -287,9 +293,29 @@ func newTxCleared(arg, s string) (string, error) {
 }
 
 // resolvePayee finds the payee a new transaction names: an existing payee, else a new payee of
-// that name, which YNAB creates with the transaction.
-func (t *plannedTx) resolvePayee(p *ynab.Plan, acct *ynab.Account, arg, ref string) error {
-	name := strings.TrimSpace(ref)
+// that name, which YNAB creates with the transaction; or for transfer_account, that account's
+// transfer payee.
+func (t *plannedTx) resolvePayee(p *ynab.Plan, acct *ynab.Account, arg string, in newTxArgument) error {
+	if strings.TrimSpace(in.Transfer) != "" {
+		if strings.TrimSpace(in.Payee) != "" {
+			return fmt.Errorf("%s: give payee or transfer_account, not both: a transfer's payee is the other account", arg)
+		}
+		to, err := openAccount(p, arg+".transfer_account", in.Transfer)
+		if err != nil {
+			return err
+		}
+		y, ok := p.Payee(str(to.TransferPayeeID))
+		switch {
+		case to.ID == acct.ID:
+			return fmt.Errorf("%s.transfer_account: %s is the account the transaction is on; a transfer needs another account", arg, to.Name)
+		case !ok || y.Deleted:
+			return fmt.Errorf("%s.transfer_account: %s has no transfer payee in this plan as avenir read it; try again in a moment", arg, to.Name)
+		}
+		t.subject.PayeeID, t.payee, t.transfer = y.ID, y.Name, to.Name
+		return nil
+	}
+	arg += ".payee"
+	name := strings.TrimSpace(in.Payee)
 	y, err := existingPayee(p, arg, name)
 	switch {
 	case err != nil:
@@ -298,10 +324,18 @@ func (t *plannedTx) resolvePayee(p *ynab.Plan, acct *ynab.Account, arg, ref stri
 		t.subject.PayeeID, t.payee = y.ID, y.Name
 		return transferCheck(p, acct, arg, y)
 	}
-	if n := utf8.RuneCountInString(name); n > maxPayeeName {
-		return fmt.Errorf("%s: a payee name is at most %d characters; this one has %d", arg, maxPayeeName, n)
+	if err := newPayeeName(arg, name); err != nil {
+		return err
 	}
 	t.subject.PayeeName, t.payee, t.newPayee = name, name, true
+	return nil
+}
+
+// transferTarget is the account a payee transfers to, or nil for a payee that is no transfer.
+func transferTarget(p *ynab.Plan, payeeID string) *string {
+	if y, ok := p.Payee(payeeID); ok {
+		return y.TransferAccountID
+	}
 	return nil
 }
 
@@ -357,6 +391,12 @@ func (t plannedTx) line(digits int) string {
 		payee += " (new payee)"
 	}
 	parts := []string{fmt.Sprintf("%s %s %s", t.subject.Date, payee, FormatFlow(t.subject.Amount, digits)), t.category}
+	if t.transfer != "" {
+		parts[1] = "a transfer: YNAB enters the other side on " + t.transfer
+		if t.subject.CategoryID != "" {
+			parts = append(parts, t.category)
+		}
+	}
 	if t.subject.Memo != "" {
 		parts = append(parts, "memo "+quoted(t.subject.Memo))
 	}
