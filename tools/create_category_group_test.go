@@ -13,7 +13,7 @@ func TestCreateCategoryGroup(t *testing.T) {
 		args:   func(*testEnv) map[string]any { return map[string]any{"name": " Huisdieren "} },
 		first:  "Create category group ‘Huisdieren’?",
 		writes: map[string]int{groupsPostRoute: 1},
-		check: func(e *testEnv) {
+		check: func(t *testing.T, e *testEnv) {
 			if wrGroupID(e, "Huisdieren") == "" {
 				t.Fatal("list_categories does not show the new group")
 			}

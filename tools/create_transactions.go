@@ -314,21 +314,31 @@ func (t *plannedTx) resolvePayee(p *ynab.Plan, acct *ynab.Account, arg string, i
 		t.subject.PayeeID, t.payee, t.transfer = y.ID, y.Name, to.Name
 		return nil
 	}
-	arg += ".payee"
-	name := strings.TrimSpace(in.Payee)
-	y, err := existingPayee(p, arg, name)
+	y, name, err := payeeFor(p, acct, arg+".payee", in.Payee)
 	switch {
 	case err != nil:
 		return err
 	case y != nil:
 		t.subject.PayeeID, t.payee = y.ID, y.Name
-		return transferCheck(p, acct, arg, y)
-	}
-	if err := newPayeeName(arg, name); err != nil {
-		return err
+		return nil
 	}
 	t.subject.PayeeName, t.payee, t.newPayee = name, name, true
 	return nil
+}
+
+// payeeFor resolves the payee a write gives a transaction (or a scheduled one) on acct: an
+// existing payee — a transfer payee only of another open account — or else a new name, which
+// YNAB creates with the write.
+func payeeFor(p *ynab.Plan, acct *ynab.Account, arg, ref string) (*ynab.Payee, string, error) {
+	name := strings.TrimSpace(ref)
+	y, err := existingPayee(p, arg, name)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case y != nil:
+		return y, "", transferCheck(p, acct, arg, y)
+	}
+	return nil, name, newPayeeName(arg, name)
 }
 
 // transferTarget is the account a payee transfers to, or nil for a payee that is no transfer.

@@ -16,7 +16,7 @@ func TestCreateTransactionsTransfer(t *testing.T) {
 	op := wrAcrossClients(t, wrCase{tool: "create_transactions", args: transferArgs,
 		first:  "Create 1 transaction(s) on Betaalrekening?",
 		writes: map[string]int{"POST /plans/{plan_id}/transactions": 1},
-		check: func(e *testEnv) {
+		check: func(t *testing.T, e *testEnv) {
 			var out listTransactionsOut
 			e.ok("list_transactions", map[string]any{"since": "today", "text": "sparen"}, &out)
 			sides := map[string]transactionView{}

@@ -22,7 +22,7 @@ func TestDeleteTransactions(t *testing.T) {
 		},
 		first:  "Delete 2 transaction(s)?",
 		writes: map[string]int{deleteRoute: 2},
-		check: func(e *testEnv) {
+		check: func(t *testing.T, e *testEnv) {
 			var out listTransactionsOut
 			e.ok("list_transactions", map[string]any{"since": "2026-11-01", "limit": 500}, &out)
 			for _, v := range out.Transactions {

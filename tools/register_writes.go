@@ -7,6 +7,9 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 func (h *handlers) addWrites(srv *mcp.Server) {
 	addTool(srv, h, updateTransactionsTool, h.updateTransactions)
 	addTool(srv, h, deleteTransactionsTool, h.deleteTransactions)
+	addTool(srv, h, createScheduledTransactionTool, h.createScheduledTransaction)
+	addTool(srv, h, updateScheduledTransactionTool, h.updateScheduledTransaction)
+	addTool(srv, h, deleteScheduledTransactionTool, h.deleteScheduledTransaction)
 	addTool(srv, h, createCategoryGroupTool, h.createCategoryGroup)
 	addTool(srv, h, updateCategoryGroupTool, h.updateCategoryGroup)
 }

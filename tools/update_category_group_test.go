@@ -16,7 +16,7 @@ func TestUpdateCategoryGroup(t *testing.T) {
 	wrAcrossClients(t, wrCase{tool: "update_category_group", args: renameGroupArgs,
 		first:  "Rename category group ‘Vrije tijd’ to ‘Hobby’s’?",
 		writes: map[string]int{"PATCH /plans/{plan_id}/category_groups/{category_group_id}": 1},
-		check: func(e *testEnv) {
+		check: func(t *testing.T, e *testEnv) {
 			if wrGroupID(e, "Hobby’s") == "" || wrGroupID(e, "Vrije tijd") != "" {
 				t.Fatal("list_categories does not show the group renamed")
 			}

@@ -78,7 +78,7 @@ func TestUpdateCategoryNote(t *testing.T) {
 	wrAcrossClients(t, wrCase{tool: "update_category", args: args,
 		first:  "Change category ‘Tennis’ (Vrije tijd) to ‘Tennis’ (Vrije tijd)?",
 		writes: map[string]int{"PATCH /plans/{plan_id}/categories/{category_id}": 1},
-		check: func(e *testEnv) {
+		check: func(t *testing.T, e *testEnv) {
 			if n := moneyNote(e, "Tennis"); n != "Contributie per kwartaal" {
 				t.Fatalf("list_categories shows Tennis's note as %q", n)
 			}

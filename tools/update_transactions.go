@@ -107,13 +107,20 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 // txEditPlan is one transaction's change, resolved and checked: the subject's element, the
 // fields that change (before and after), and the warnings for the preview.
 type txEditPlan struct {
-	subject       txEdit
-	before, after map[string]any
-	notes         []string
+	subject txEdit
+	fieldEdit
+	notes []string
 }
 
+// fieldEdit is the fields of one thing that a change changes, before and after.
+type fieldEdit struct {
+	before, after map[string]any
+}
+
+func newFieldEdit() fieldEdit { return fieldEdit{before: map[string]any{}, after: map[string]any{}} }
+
 // set records a field that changes; one that already has the value is left out.
-func (e *txEditPlan) set(field string, before, after any) {
+func (e *fieldEdit) set(field string, before, after any) {
 	if !sameValue(before, after) {
 		e.before[field], e.after[field] = before, after
 	}
@@ -121,7 +128,7 @@ func (e *txEditPlan) set(field string, before, after any) {
 
 // planTxEdit resolves and checks one change of update_transactions; arg names it in errors.
 func planTxEdit(p *ynab.Plan, arg string, t *ynab.TransactionSummary, c txUpdate, now time.Time) (txEditPlan, error) {
-	e := txEditPlan{subject: txEdit{TransactionID: t.ID}, before: map[string]any{}, after: map[string]any{}}
+	e := txEditPlan{subject: txEdit{TransactionID: t.ID}, fieldEdit: newFieldEdit()}
 	if c.Date == "" && c.Amount.IsZero() && c.Payee == "" && c.Memo == nil && c.Cleared == "" && c.Approved == nil &&
 		c.Flag == "" && c.Category == "" && c.Account == "" {
 		return e, fmt.Errorf("%s: give at least one field to change: date, amount, payee, memo, cleared, approved, flag, category or account", arg)
@@ -168,9 +175,9 @@ func planTxEdit(p *ynab.Plan, arg string, t *ynab.TransactionSummary, c txUpdate
 		return e, err
 	}
 	if c.Memo != nil {
-		memo := strings.TrimSpace(*c.Memo)
-		if n := utf8.RuneCountInString(memo); n > maxMemo {
-			return e, fmt.Errorf("%s.memo: it is %d characters long; YNAB takes at most %d", arg, n, maxMemo)
+		memo, err := memoArg(arg+".memo", *c.Memo)
+		if err != nil {
+			return e, err
 		}
 		e.subject.Memo = &memo
 		e.set("memo", t.Memo, noteAfter(memo))
@@ -221,8 +228,7 @@ func (e *txEditPlan) payee(p *ynab.Plan, arg string, t *ynab.TransactionSummary,
 		return nil
 	}
 	arg += ".payee"
-	name := strings.TrimSpace(c.Payee)
-	y, err := existingPayee(p, arg, name)
+	y, name, err := payeeFor(p, acct, arg, c.Payee)
 	if err != nil {
 		return err
 	}
@@ -231,15 +237,9 @@ func (e *txEditPlan) payee(p *ynab.Plan, arg string, t *ynab.TransactionSummary,
 			"delete it (delete_transactions) and enter it anew instead", arg, txLabel(p, t))
 	}
 	if y == nil {
-		if err := newPayeeName(arg, name); err != nil {
-			return err
-		}
 		e.subject.PayeeName = name
 		e.before["payee_id"], e.after["payee_name"] = t.PayeeID, name
 		return nil
-	}
-	if err := transferCheck(p, acct, arg, y); err != nil {
-		return err
 	}
 	e.subject.PayeeID = y.ID
 	e.set("payee_id", t.PayeeID, y.ID)

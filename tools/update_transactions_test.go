@@ -26,7 +26,7 @@ func TestUpdateTransactions(t *testing.T) {
 	wrAcrossClients(t, wrCase{tool: "update_transactions", args: updateArgs,
 		first:  "Change 3 transaction(s)?",
 		writes: map[string]int{txeditsPatchRoute: 1},
-		check: func(e *testEnv) {
+		check: func(t *testing.T, e *testEnv) {
 			m, k, tk := wrListed(e, e.txeditsTx("Market", -80000).ID), wrListed(e, e.txeditsTx("Jumbo", -8470).ID), wrListed(e, e.txeditsTx("Tikkie", -12500).ID)
 			if m.Date != "2026-11-30" || m.Memo != "zaterdagmarkt" || m.Flag != "red" || k.Category != "Dagelijks: Boodschappen" ||
 				k.Cleared != "cleared" || k.Approved || tk.Account != "Contant" {

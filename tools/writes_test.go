@@ -23,7 +23,7 @@ type wrCase struct {
 	args   func(e *testEnv) map[string]any // the arguments, on a fresh sample
 	first  string                          // the preview's first line, as spec/tools.md has it
 	writes map[string]int                  // the write requests of the applying call, by route
-	check  func(e *testEnv)                // a read afterwards, through MCP, shows the change
+	check  func(t *testing.T, e *testEnv)  // a read afterwards, through MCP, shows the change
 }
 
 // wrKinds are the kinds of client every write is tried through: protocol 2026-07-28 with
@@ -64,7 +64,7 @@ func wrAcrossClients(t *testing.T, c wrCase) journal.Operation {
 			}
 			wrCheckCost(t, e, c.tool, out, c.writes)
 			op = e.txeditsOperation(out.OperationID, k.via)
-			c.check(e)
+			c.check(t, e)
 		})
 	}
 	return op
