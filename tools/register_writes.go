@@ -10,6 +10,8 @@ func (h *handlers) addWrites(srv *mcp.Server) {
 	addTool(srv, h, createScheduledTransactionTool, h.createScheduledTransaction)
 	addTool(srv, h, updateScheduledTransactionTool, h.updateScheduledTransaction)
 	addTool(srv, h, deleteScheduledTransactionTool, h.deleteScheduledTransaction)
+	addTool(srv, h, renamePayeeTool, h.renamePayee)
+	addTool(srv, h, mergePayeesTool, h.mergePayees)
 	addTool(srv, h, createCategoryGroupTool, h.createCategoryGroup)
 	addTool(srv, h, updateCategoryGroupTool, h.updateCategoryGroup)
 }

@@ -28,7 +28,8 @@ func TestToolSurface(t *testing.T) {
 	confirmed := []string{"apply_categories", "set_category_budget", "move_money", "flag_transactions", "set_category_target",
 		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation",
 		"create_category_group", "update_category_group", "update_transactions",
-		"delete_transactions", "create_scheduled_transaction", "update_scheduled_transaction", "delete_scheduled_transaction"}
+		"delete_transactions", "create_scheduled_transaction", "update_scheduled_transaction", "delete_scheduled_transaction",
+		"rename_payee", "merge_payees"}
 	unconfirmed := []string{"approve_transactions", "import_transactions"}
 	var names []string
 	for _, tool := range res.Tools {
