@@ -12,6 +12,7 @@ func (h *handlers) addWrites(srv *mcp.Server) {
 	addTool(srv, h, deleteScheduledTransactionTool, h.deleteScheduledTransaction)
 	addTool(srv, h, renamePayeeTool, h.renamePayee)
 	addTool(srv, h, mergePayeesTool, h.mergePayees)
+	addTool(srv, h, createAccountTool, h.createAccount)
 	addTool(srv, h, createCategoryGroupTool, h.createCategoryGroup)
 	addTool(srv, h, updateCategoryGroupTool, h.updateCategoryGroup)
 }
