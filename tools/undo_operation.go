@@ -19,9 +19,10 @@ var undoOperationTool = mcp.Tool{
 	Name:  "undo_operation",
 	Title: "Undo an operation",
 	Description: "Take back an operation from avenir's journal by writing its inverse: old categories, flags, approvals, assigned amounts, " +
-		"names and targets back; created transactions deleted; a reconcile unmarked and its adjustment deleted. Anything someone changed " +
-		"since is left alone and named. Undoing an undo redoes. Creating a category, splitting and importing cannot be undone through YNAB's API." +
-		confirmDescription,
+		"names, fields and targets back; created transactions and schedules deleted; deleted ones entered again under new ids; merged " +
+		"transactions moved back; a reconcile unmarked and its adjustment deleted. Anything someone changed since is left alone and named. " +
+		"Undoing an undo redoes. Creating a category, a category group or an account, splitting and importing cannot be undone through " +
+		"YNAB's API." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
