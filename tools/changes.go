@@ -58,6 +58,13 @@ func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []jou
 	return out, nil
 }
 
+// byChanges makes w apply its journaled changes as they are (applyChanges): the writes whose
+// changes say all there is to send.
+func (h *handlers) byChanges(w *write) (*write, error) {
+	w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, w.plan, w.changes) }
+	return w, nil
+}
+
 // applyOne writes one change of a kind YNAB writes one at a time, and marks it applied (with
 // the id YNAB gave a created thing). Transaction edits and creations are not its business.
 func (h *handlers) applyOne(ctx context.Context, p *ynab.Plan, ch *journal.Change) error {

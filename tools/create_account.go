@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,12 +48,9 @@ var appOnlyAccountTypes = []string{ynab.AccountLineOfCredit, ynab.AccountMortgag
 const maxAccountName = 200
 
 func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, in createAccountIn) (*mcp.CallToolResult, writeOut, error) {
-	name := strings.TrimSpace(in.Name)
-	switch n := utf8.RuneCountInString(name); {
-	case n == 0:
-		return nil, writeOut{}, fmt.Errorf("name: give the account a name; it cannot be empty")
-	case n > maxAccountName:
-		return nil, writeOut{}, fmt.Errorf("name: the name is %d characters long; avenir takes at most %d", n, maxAccountName)
+	name, err := nameArg("name", "account", in.Name, maxAccountName)
+	if err != nil {
+		return nil, writeOut{}, err
 	}
 	typ, err := accountTypeArg("type", in.Type)
 	if err != nil {
@@ -85,8 +81,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 		if typ == ynab.AccountCreditCard {
 			w.lines = append(w.lines, "YNAB also makes its credit card payment category.")
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

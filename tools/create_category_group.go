@@ -52,8 +52,7 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			changes: []journal.Change{{Kind: kindNewGroup, Label: "category group " + name, Before: fieldsJSON(nil),
 				After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""
@@ -76,14 +75,20 @@ func (h *handlers) createdIDOf(out writeOut) string {
 	return op.Changes[0].ID
 }
 
-// groupNameArg checks a category group name a person gave: not empty, not longer than YNAB takes.
+// groupNameArg checks a category group name a person gave.
 func groupNameArg(arg, name string) (string, error) {
+	return nameArg(arg, "category group", name, maxGroupName)
+}
+
+// nameArg checks the name a person gives a thing: not empty (surrounding space aside), and at
+// most max characters.
+func nameArg(arg, thing, name string, max int) (string, error) {
 	name = strings.TrimSpace(name)
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		return "", fmt.Errorf("%s: give the group a name; it cannot be empty", arg)
-	case n > maxGroupName:
-		return "", fmt.Errorf("%s: the name is %d characters long; YNAB takes at most %d for a category group", arg, n, maxGroupName)
+		return "", fmt.Errorf("%s: give the %s a name; it cannot be empty", arg, thing)
+	case n > max:
+		return "", fmt.Errorf("%s: the name is %d characters long; a %s name can have at most %d", arg, n, thing, max)
 	}
 	return name, nil
 }

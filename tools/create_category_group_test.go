@@ -48,9 +48,9 @@ func TestCreateCategoryGroupRefusals(t *testing.T) {
 	t.Parallel()
 	moneyRefusals(t, "create_category_group", []moneyRefusal{
 		{"no name", map[string]any{}, `missing properties: ["name"]`},
-		{"an empty name", map[string]any{"name": ""}, "name: give the group a name; it cannot be empty"},
-		{"a blank name", map[string]any{"name": "  "}, "name: give the group a name; it cannot be empty"},
-		{"a name too long", map[string]any{"name": strings.Repeat("é", 51)}, "name: the name is 51 characters long; YNAB takes at most 50 for a category group"},
+		{"an empty name", map[string]any{"name": ""}, "name: give the category group a name; it cannot be empty"},
+		{"a blank name", map[string]any{"name": "  "}, "name: give the category group a name; it cannot be empty"},
+		{"a name too long", map[string]any{"name": strings.Repeat("é", 51)}, "name: the name is 51 characters long; a category group name can have at most 50"},
 		{"the name of a group", map[string]any{"name": "vrije TIJD"}, "name: there is already a category group ‘Vrije tijd’; choose another name"},
 	})
 }

@@ -124,8 +124,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 		if len(details) > 0 {
 			w.lines = []string{strings.Join(details, ", ")}
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

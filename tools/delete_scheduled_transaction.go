@@ -55,8 +55,7 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 		default:
 			w.notes = append(w.notes, fmt.Sprintf("An undo schedules it again, under a new id, as long as its date (%s) has not passed.", s.DateNext))
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

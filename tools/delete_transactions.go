@@ -82,8 +82,7 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 			w.notes = append(w.notes, fmt.Sprintf("YNAB deletes one transaction per request: this costs %d requests of the 200 it allows an hour.", len(txs)))
 		}
 		w.subject = subject
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

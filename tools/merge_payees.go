@@ -107,8 +107,7 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 			w.notes = append(w.notes, fmt.Sprintf("%d split line(s) keep their payee: YNAB's API cannot change a split's lines.", lines))
 		}
 		w.notes = append(w.notes, fmt.Sprintf("%s stay in YNAB, unused: its API cannot delete a payee (delete them in YNAB if you like; an undo does not need them gone).", strings.Join(names, ", ")))
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

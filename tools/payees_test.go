@@ -84,7 +84,7 @@ func TestRenamePayeeRefusals(t *testing.T) {
 	other := wrOtherPlan(t).Payees[0].ID
 	moneyRefusals(t, "rename_payee", []moneyRefusal{
 		{"no name", map[string]any{"payee": "Market", "name": " "}, "name: give the payee a name; it cannot be empty"},
-		{"a name too long", map[string]any{"payee": "Market", "name": strings.Repeat("n", 501)}, "name: the name is 501 characters long; YNAB takes at most 500"},
+		{"a name too long", map[string]any{"payee": "Market", "name": strings.Repeat("n", 501)}, "name: the name is 501 characters long; a payee name can have at most 500"},
 		{"a name YNAB keeps", map[string]any{"payee": "Market", "name": "Starting Balance"}, `name: "Starting Balance" is a payee name YNAB keeps for itself`},
 		{"a transfer name", map[string]any{"payee": "Market", "name": "Transfer : Kluis"}, `name: "Transfer : Kluis" is a payee name YNAB keeps for itself`},
 		{"the name of another payee", map[string]any{"payee": "Market", "name": "JUMBO"}, "name: there is already a payee ‘Jumbo’; to put the transactions of both under one payee, use merge_payees"},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -37,12 +36,10 @@ type renamePayeeSubject struct {
 const maxPayeeRename = 500
 
 func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in renamePayeeIn) (*mcp.CallToolResult, writeOut, error) {
-	name := strings.TrimSpace(in.Name)
-	switch n := utf8.RuneCountInString(name); {
-	case n == 0:
-		return nil, writeOut{}, fmt.Errorf("name: give the payee a name; it cannot be empty")
-	case n > maxPayeeRename:
-		return nil, writeOut{}, fmt.Errorf("name: the name is %d characters long; YNAB takes at most %d for a payee", n, maxPayeeRename)
+	name, err := nameArg("name", "payee", in.Name, maxPayeeRename)
+	switch {
+	case err != nil:
+		return nil, writeOut{}, err
 	case reservedPayee(name):
 		return nil, writeOut{}, fmt.Errorf("name: %q is a payee name YNAB keeps for itself; choose another name", name)
 	}
@@ -69,8 +66,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 			changes: []journal.Change{{Kind: kindPayee, ID: y.ID, Label: "payee ‘" + y.Name + "’",
 				Before: fieldsJSON(map[string]any{"name": y.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

@@ -207,18 +207,10 @@ func findGroup(p *ynab.Plan, ch journal.Change) *ynab.CategoryGroup {
 	if g, ok := p.Group(ch.ID); ok && !g.Deleted {
 		return g
 	}
-	var f struct {
-		Name string `json:"name"`
-	}
-	if ch.Kind != kindNewGroup || json.Unmarshal(ch.After, &f) != nil {
+	if ch.Kind != kindNewGroup {
 		return nil
 	}
-	for i := range p.CategoryGroups {
-		if g := &p.CategoryGroups[i]; !g.Deleted && strings.EqualFold(g.Name, f.Name) {
-			return g
-		}
-	}
-	return nil
+	return findNamed(p.CategoryGroups, createdName(ch), func(g *ynab.CategoryGroup) (string, bool) { return g.Name, g.Deleted })
 }
 
 // findAccount finds a created account: by its id once YNAB gave one, else by its name.
@@ -226,15 +218,27 @@ func findAccount(p *ynab.Plan, ch journal.Change) *ynab.Account {
 	if a, ok := p.Account(ch.ID); ok && !a.Deleted {
 		return a
 	}
+	return findNamed(p.Accounts, createdName(ch), func(a *ynab.Account) (string, bool) { return a.Name, a.Deleted })
+}
+
+// createdName is the name a create's change sent, or "".
+func createdName(ch journal.Change) string {
 	var f struct {
 		Name string `json:"name"`
 	}
-	if json.Unmarshal(ch.After, &f) != nil {
+	_ = json.Unmarshal(ch.After, &f)
+	return f.Name
+}
+
+// findNamed finds the live item of that name (case aside); names are unique where a create
+// relies on it (avenir refuses a name taken).
+func findNamed[T any](items []T, name string, of func(*T) (string, bool)) *T {
+	if name == "" {
 		return nil
 	}
-	for i := range p.Accounts {
-		if a := &p.Accounts[i]; !a.Deleted && strings.EqualFold(a.Name, f.Name) {
-			return a
+	for i := range items {
+		if n, deleted := of(&items[i]); !deleted && strings.EqualFold(n, name) {
+			return &items[i]
 		}
 	}
 	return nil

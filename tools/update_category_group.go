@@ -57,8 +57,7 @@ func (h *handlers) updateCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			changes: []journal.Change{{Kind: kindGroup, ID: g.ID, Label: "category group " + g.Name,
 				Before: fieldsJSON(map[string]any{"name": g.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

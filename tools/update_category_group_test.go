@@ -48,7 +48,7 @@ func TestUpdateCategoryGroupRefusals(t *testing.T) {
 	otherPlanGroup := wrOtherPlan(t).CategoryGroups[0].ID
 	moneyRefusals(t, "update_category_group", []moneyRefusal{
 		{"no name", map[string]any{"group": "Vrije tijd"}, `missing properties: ["name"]`},
-		{"an empty name", map[string]any{"group": "Vrije tijd", "name": ""}, "name: give the group a name; it cannot be empty"},
+		{"an empty name", map[string]any{"group": "Vrije tijd", "name": ""}, "name: give the category group a name; it cannot be empty"},
 		{"a name too long", map[string]any{"group": "Vrije tijd", "name": strings.Repeat("x", 51)}, "name: the name is 51 characters long"},
 		{"the name it has", map[string]any{"group": "Vrije tijd", "name": "Vrije tijd"}, "group: Vrije tijd is already called ‘Vrije tijd’: nothing to change"},
 		{"the name of another group", map[string]any{"group": "Vrije tijd", "name": "dagelijks"}, "name: there is already a category group ‘Dagelijks’"},

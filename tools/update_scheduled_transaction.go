@@ -76,8 +76,7 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 			ch := journal.Change{Kind: kindScheduled, ID: s.ID, Label: label, Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
 			w.changes, w.lines = []journal.Change{ch}, []string{describeChange(p, ch)}
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""

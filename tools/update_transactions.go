@@ -96,8 +96,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 		}
 		w.subject = subject
 		w.first = fmt.Sprintf("Change %d transaction(s)?", len(w.changes))
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, p, w.changes) }
-		return w, nil
+		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""
