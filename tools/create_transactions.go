@@ -21,7 +21,8 @@ var createTransactionsTool = mcp.Tool{
 	Name:  "create_transactions",
 	Title: "Enter transactions",
 	Description: "Enter 1 to 100 transactions on one open account in one write. An amount is negative for an outflow; a payee may be " +
-		"a new name, which YNAB creates. Calling again after a lost answer cannot enter them twice. Undo deletes them." + confirmDescription,
+		"a new name, which YNAB creates; transfer_account instead of payee makes a transfer. Calling again after a lost answer " +
+		"cannot enter them twice. Undo deletes them." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -34,9 +35,10 @@ type createTransactionsIn struct {
 }
 
 type newTxArgument struct {
-	Date     string `json:"date" jsonschema:"YYYY-MM-DD, today or yesterday"`
+	Date     string `json:"date" jsonschema:"YYYY-MM-DD, today or yesterday; not in the future"`
 	Amount   Amount `json:"amount" jsonschema:"negative for an outflow"`
-	Payee    string `json:"payee" jsonschema:"name or id, or a new name"`
+	Payee    string `json:"payee,omitempty" jsonschema:"name or id, or a new name"`
+	Transfer string `json:"transfer_account,omitempty" jsonschema:"instead of payee: the other account of a transfer"`
 	Category string `json:"category,omitempty" jsonschema:"name or id; 'Ready to Assign' for income"`
 	Memo     string `json:"memo,omitempty"`
 	Cleared  string `json:"cleared,omitempty" jsonschema:"cleared or uncleared (default)"`
@@ -85,6 +87,7 @@ type plannedTx struct {
 	payee    string // the payee's name
 	newPayee bool
 	category string // as the preview names it
+	transfer string // for a transfer: the other account's name
 }
 
 func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequest, in createTransactionsIn) (*mcp.CallToolResult, createdOut, error) {
@@ -230,7 +233,7 @@ func planNewTx(p *ynab.Plan, acct *ynab.Account, arg string, in newTxArgument, n
 	if t.subject.Amount, err = in.Amount.Milliunits(Digits(currency(p))); err != nil {
 		return t, fmt.Errorf("%s.amount: %w", arg, err)
 	}
-	if err = t.resolvePayee(p, acct, arg+".payee", in.Payee); err != nil {
+	if err = t.resolvePayee(p, acct, arg, in); err != nil {
 		return t, err
 	}
 	t.category = categoryShort(p, nil)
@@ -238,6 +241,9 @@ func planNewTx(p *ynab.Plan, acct *ynab.Account, arg string, in newTxArgument, n
 		cat, err := transactionCategory(p, arg+".category", in.Category)
 		if err != nil {
 			return t, err
+		}
+		if to, ok := p.Account(str(transferTarget(p, t.subject.PayeeID))); ok && acct.OnBudget && to.OnBudget {
+			return t, fmt.Errorf("%s.category: a transfer between two budget accounts (%s to %s) takes no category; leave category out", arg, acct.Name, to.Name)
 		}
 		t.subject.CategoryID, t.category = cat.ID, cat.Name
 	}
@@ -287,21 +293,59 @@ func newTxCleared(arg, s string) (string, error) {
 }
 
 // resolvePayee finds the payee a new transaction names: an existing payee, else a new payee of
-// that name, which YNAB creates with the transaction.
-func (t *plannedTx) resolvePayee(p *ynab.Plan, acct *ynab.Account, arg, ref string) error {
-	name := strings.TrimSpace(ref)
-	y, err := existingPayee(p, arg, name)
+// that name, which YNAB creates with the transaction; or for transfer_account, that account's
+// transfer payee.
+func (t *plannedTx) resolvePayee(p *ynab.Plan, acct *ynab.Account, arg string, in newTxArgument) error {
+	if strings.TrimSpace(in.Transfer) != "" {
+		if strings.TrimSpace(in.Payee) != "" {
+			return fmt.Errorf("%s: give payee or transfer_account, not both: a transfer's payee is the other account", arg)
+		}
+		to, err := openAccount(p, arg+".transfer_account", in.Transfer)
+		if err != nil {
+			return err
+		}
+		y, ok := p.Payee(str(to.TransferPayeeID))
+		switch {
+		case to.ID == acct.ID:
+			return fmt.Errorf("%s.transfer_account: %s is the account the transaction is on; a transfer needs another account", arg, to.Name)
+		case !ok || y.Deleted:
+			return fmt.Errorf("%s.transfer_account: %s has no transfer payee in this plan as avenir read it; try again in a moment", arg, to.Name)
+		}
+		t.subject.PayeeID, t.payee, t.transfer = y.ID, y.Name, to.Name
+		return nil
+	}
+	y, name, err := payeeFor(p, acct, arg+".payee", in.Payee)
 	switch {
 	case err != nil:
 		return err
 	case y != nil:
 		t.subject.PayeeID, t.payee = y.ID, y.Name
-		return transferCheck(p, acct, arg, y)
-	}
-	if n := utf8.RuneCountInString(name); n > maxPayeeName {
-		return fmt.Errorf("%s: a payee name is at most %d characters; this one has %d", arg, maxPayeeName, n)
+		return nil
 	}
 	t.subject.PayeeName, t.payee, t.newPayee = name, name, true
+	return nil
+}
+
+// payeeFor resolves the payee a write gives a transaction (or a scheduled one) on acct: an
+// existing payee — a transfer payee only of another open account — or else a new name, which
+// YNAB creates with the write.
+func payeeFor(p *ynab.Plan, acct *ynab.Account, arg, ref string) (*ynab.Payee, string, error) {
+	name := strings.TrimSpace(ref)
+	y, err := existingPayee(p, arg, name)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case y != nil:
+		return y, "", transferCheck(p, acct, arg, y)
+	}
+	return nil, name, newPayeeName(arg, name)
+}
+
+// transferTarget is the account a payee transfers to, or nil for a payee that is no transfer.
+func transferTarget(p *ynab.Plan, payeeID string) *string {
+	if y, ok := p.Payee(payeeID); ok {
+		return y.TransferAccountID
+	}
 	return nil
 }
 
@@ -357,6 +401,12 @@ func (t plannedTx) line(digits int) string {
 		payee += " (new payee)"
 	}
 	parts := []string{fmt.Sprintf("%s %s %s", t.subject.Date, payee, FormatFlow(t.subject.Amount, digits)), t.category}
+	if t.transfer != "" {
+		parts[1] = "a transfer: YNAB enters the other side on " + t.transfer
+		if t.subject.CategoryID != "" {
+			parts = append(parts, t.category)
+		}
+	}
 	if t.subject.Memo != "" {
 		parts = append(parts, "memo "+quoted(t.subject.Memo))
 	}
@@ -414,13 +464,20 @@ func openAccount(p *ynab.Plan, arg, ref string) (*ynab.Account, error) {
 // createdChange is the journal's record of a transaction created, from its draft: the fields
 // that were sent, with the values YNAB holds (a payee sent by name is recorded by the id YNAB
 // gave it, the import id as finally sent), so that undo and recovery compare like with like.
-func createdChange(draft journal.Change, t *ynab.TransactionSummary) journal.Change {
-	sent, _ := decodeFields(draft.After) // made by newTxChange: always an object
-	now, _ := asFields(t)                // plain values: it cannot fail
+func createdChange(draft journal.Change, t *ynab.Transaction) journal.Change {
+	sent, _ := decodeFields(draft.After)     // made by newTxChange: always an object
+	now, _ := asFields(t.TransactionSummary) // plain values: it cannot fail
+	if lines := splitLines(t.Subtransactions); len(lines) > 0 {
+		b, _ := json.Marshal(lines) // plain values: it cannot fail
+		now["subtransactions"] = b
+	}
 	after := make(map[string]any, len(sent))
 	for k := range sent {
-		if k == "payee_name" {
+		switch k {
+		case "payee_name":
 			k = "payee_id"
+		case "transfer":
+			continue // the other side's own fields: recorded once they are written (restoreOtherSides)
 		}
 		after[k] = now[k]
 	}

@@ -26,6 +26,13 @@ import (
 // one's id and outcome from YNAB's answer. On an error nothing is filled in: the write path
 // reads YNAB to settle what is there.
 func (h *handlers) enterTransactions(ctx context.Context, planID string, cs []journal.Change) (int64, error) {
+	res, err := h.enter(ctx, planID, cs)
+	return res.ServerKnowledge, err
+}
+
+// enter is enterTransactions with YNAB's whole answer, for a caller that needs more of it than
+// the ids (the other side of a transfer).
+func (h *handlers) enter(ctx context.Context, planID string, cs []journal.Change) (ynab.SaveTransactionsResult, error) {
 	var batch []ynab.SaveTransaction
 	var at []int
 	for i, ch := range cs {
@@ -34,17 +41,17 @@ func (h *handlers) enterTransactions(ctx context.Context, planID string, cs []jo
 		}
 		tx, err := saveTransaction("", ch.After)
 		if err != nil {
-			return 0, err
+			return ynab.SaveTransactionsResult{}, err
 		}
 		batch = append(batch, tx)
 		at = append(at, i)
 	}
 	if len(batch) == 0 {
-		return 0, nil
+		return ynab.SaveTransactionsResult{}, nil
 	}
 	res, err := h.YNAB.CreateTransactions(ctx, planID, batch)
 	if err != nil {
-		return 0, err
+		return ynab.SaveTransactionsResult{}, err
 	}
 	got := res.Transactions
 	if len(got) == 0 && res.Transaction != nil {
@@ -56,13 +63,16 @@ func (h *handlers) enterTransactions(ctx context.Context, planID string, cs []jo
 			t := &got[k]
 			if !used[t.ID] && !t.Deleted && sentMatches(cs[i].After, t) {
 				used[t.ID] = true
-				cs[i] = createdChange(cs[i], &t.TransactionSummary)
+				cs[i] = createdChange(cs[i], t)
 				cs[i].Outcome = journal.OutcomeApplied
 				break
 			}
 		}
 	}
-	return res.ServerKnowledge, nil
+	if res.Transactions == nil {
+		res.Transactions = got
+	}
+	return res, nil
 }
 
 // findEntered settles the create changes of op at idx by reading YNAB: each is matched to a
@@ -98,7 +108,7 @@ func (h *handlers) findEntered(ctx context.Context, op journal.Operation, cs []j
 				continue
 			}
 			used[t.ID] = true
-			cs[i] = createdChange(cs[i], &t.TransactionSummary)
+			cs[i] = createdChange(cs[i], t)
 			cs[i].Outcome = journal.OutcomeApplied
 			break
 		}

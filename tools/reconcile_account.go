@@ -154,7 +154,7 @@ func (h *handlers) adjustAndReconcile(ctx context.Context, p *ynab.Plan, changes
 	// The adjustment ends reconciled too: record it as YNAB holds it now.
 	for _, t := range res.Transactions {
 		if t.ID == id {
-			out.Changes[0] = createdChange(changes[0], &t.TransactionSummary)
+			out.Changes[0] = createdChange(changes[0], &t)
 			out.Changes[0].Outcome = journal.OutcomeApplied
 		}
 	}

@@ -76,6 +76,7 @@ func NewServer(d Deps) *mcp.Server {
 		h.addCategoryWrites(srv)
 		h.addTransactionEdits(srv)
 		h.addCreates(srv)
+		h.addWrites(srv)
 		addTool(srv, h, undoOperationTool, h.undoOperation)
 	}
 	addGuide(srv)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/undo"
@@ -24,6 +25,14 @@ const (
 	kindNewTx         = undo.KindCreated // Before null; After holds the fields sent, import_id included
 	kindDeletedTx     = undo.KindDeleted // Before the fields it had; After null
 	kindNewCategory   = "new_category"   // Before null; After its name and group (YNAB cannot delete one)
+
+	kindGroup            = undo.KindGroup            // a category group's name
+	kindPayee            = undo.KindPayee            // a payee's name
+	kindScheduled        = undo.KindScheduled        // fields of a scheduled transaction, as scheduledFields names them
+	kindNewScheduled     = undo.KindNewScheduled     // Before null; After the fields sent
+	kindDeletedScheduled = undo.KindDeletedScheduled // Before the fields it had; After null
+	kindNewGroup         = "new_category_group"      // Before null; After its name (YNAB cannot delete one)
+	kindNewAccount       = "new_account"             // Before null; After its name, type and balance (YNAB cannot delete one)
 )
 
 // current returns the present values of the fields ch names (the keys of its After, else its
@@ -36,7 +45,7 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 		if !ok || t.Deleted {
 			return nil, false, nil
 		}
-		entity = t
+		entity = transactionFields(p, t)
 	case kindNewTx:
 		t, ok := p.Transaction(ch.ID)
 		if !ok {
@@ -45,7 +54,31 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 		if t == nil || t.Deleted {
 			return nil, false, nil
 		}
-		entity = t
+		entity = transactionFields(p, t)
+	case kindScheduled, kindNewScheduled, kindDeletedScheduled:
+		s := scheduledByID(p, ch.ID)
+		if s == nil {
+			return nil, false, nil
+		}
+		entity = scheduledFields(p, s)
+	case kindPayee:
+		y, ok := p.Payee(ch.ID)
+		if !ok || y.Deleted {
+			return nil, false, nil
+		}
+		entity = y
+	case kindGroup, kindNewGroup:
+		g := findGroup(p, ch)
+		if g == nil {
+			return nil, false, nil
+		}
+		entity = g
+	case kindNewAccount:
+		a := findAccount(p, ch)
+		if a == nil {
+			return nil, false, nil
+		}
+		entity = a
 	case kindCategory:
 		c, ok := p.Category(ch.ID)
 		if !ok || c.Deleted {
@@ -71,19 +104,6 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 	if err != nil {
 		return nil, false, err
 	}
-	if t, ok := entity.(*ynab.TransactionSummary); ok {
-		// The snapshot keeps split lines apart; a split's change names them as YNAB takes them.
-		lines := []map[string]any{}
-		for _, s := range p.Lines(t.ID) {
-			if !s.Deleted {
-				lines = append(lines, map[string]any{"amount": s.Amount, "category_id": s.CategoryID, "memo": s.Memo})
-			}
-		}
-		if len(lines) > 0 {
-			b, _ := json.Marshal(lines)
-			all["subtransactions"] = b
-		}
-	}
 	names := ch.After
 	if len(names) == 0 || string(names) == "null" {
 		names = ch.Before
@@ -101,6 +121,127 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 		out[k] = v
 	}
 	return out, true, nil
+}
+
+// transactionFields are a transaction's fields as its journaled changes name them: YNAB's own,
+// and three that the plan keeps elsewhere: its split lines as YNAB takes them
+// (subtransactions), its payee's name (payee_name, for a payee a write named by its name), and
+// for a transfer the fields of its other side that YNAB does not set itself (transfer).
+func transactionFields(p *ynab.Plan, t *ynab.TransactionSummary) map[string]any {
+	all, _ := asFields(t) // plain values: it cannot fail
+	m := make(map[string]any, len(all)+3)
+	for k, v := range all {
+		m[k] = v
+	}
+	if lines := splitLines(p.Lines(t.ID)); len(lines) > 0 {
+		m["subtransactions"] = lines
+	}
+	if y, ok := p.Payee(str(t.PayeeID)); ok {
+		m["payee_name"] = y.Name
+	}
+	if t.TransferTransactionID != nil {
+		if o, ok := p.Transaction(*t.TransferTransactionID); ok && !o.Deleted {
+			m["transfer"] = otherSide(o)
+		}
+	}
+	return m
+}
+
+// splitLines are a split's live lines as YNAB takes them in a write: amount, category and memo,
+// and a payee where a line has its own.
+func splitLines(subs []ynab.SubTransaction) []map[string]any {
+	var lines []map[string]any
+	for _, s := range subs {
+		if s.Deleted {
+			continue
+		}
+		l := map[string]any{"amount": s.Amount, "category_id": s.CategoryID, "memo": s.Memo}
+		if s.PayeeID != nil {
+			l["payee_id"] = *s.PayeeID
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// otherSide is what a transfer's other side holds of its own: YNAB sets its date, amount and
+// payee from this side, and nothing else.
+func otherSide(o *ynab.TransactionSummary) map[string]any {
+	return map[string]any{"approved": o.Approved, "category_id": o.CategoryID, "cleared": o.Cleared,
+		"flag_color": o.FlagColor, "memo": o.Memo}
+}
+
+// scheduledFields are a scheduled transaction's fields as YNAB's write takes them (date is its
+// next date), with its payee's name (payee_name) and its split lines, if any.
+func scheduledFields(p *ynab.Plan, s *ynab.ScheduledTransaction) map[string]any {
+	m := map[string]any{"account_id": s.AccountID, "date": s.DateNext, "frequency": s.Frequency, "amount": s.Amount,
+		"payee_id": s.PayeeID, "category_id": s.CategoryID, "memo": s.Memo, "flag_color": s.FlagColor}
+	if y, ok := p.Payee(str(s.PayeeID)); ok {
+		m["payee_name"] = y.Name
+	}
+	var lines []map[string]any
+	for _, l := range p.ScheduledSubtransactions {
+		if l.ScheduledTransactionID == s.ID && !l.Deleted {
+			lines = append(lines, map[string]any{"amount": l.Amount, "category_id": l.CategoryID, "memo": l.Memo, "payee_id": l.PayeeID})
+		}
+	}
+	if len(lines) > 0 {
+		m["subtransactions"] = lines
+	}
+	return m
+}
+
+// scheduledByID finds a live scheduled transaction.
+func scheduledByID(p *ynab.Plan, id string) *ynab.ScheduledTransaction {
+	for i := range p.ScheduledTransactions {
+		if s := &p.ScheduledTransactions[i]; s.ID == id && id != "" && !s.Deleted {
+			return s
+		}
+	}
+	return nil
+}
+
+// findGroup finds a category group: by its id, else (a created one whose id the journal does
+// not know) by its name.
+func findGroup(p *ynab.Plan, ch journal.Change) *ynab.CategoryGroup {
+	if g, ok := p.Group(ch.ID); ok && !g.Deleted {
+		return g
+	}
+	if ch.Kind != kindNewGroup {
+		return nil
+	}
+	return findNamed(p.CategoryGroups, createdName(ch), func(g *ynab.CategoryGroup) (string, bool) { return g.Name, g.Deleted })
+}
+
+// findAccount finds a created account: by its id once YNAB gave one, else by its name.
+func findAccount(p *ynab.Plan, ch journal.Change) *ynab.Account {
+	if a, ok := p.Account(ch.ID); ok && !a.Deleted {
+		return a
+	}
+	return findNamed(p.Accounts, createdName(ch), func(a *ynab.Account) (string, bool) { return a.Name, a.Deleted })
+}
+
+// createdName is the name a create's change sent, or "".
+func createdName(ch journal.Change) string {
+	var f struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(ch.After, &f)
+	return f.Name
+}
+
+// findNamed finds the live item of that name (case aside); names are unique where a create
+// relies on it (avenir refuses a name taken).
+func findNamed[T any](items []T, name string, of func(*T) (string, bool)) *T {
+	if name == "" {
+		return nil
+	}
+	for i := range items {
+		if n, deleted := of(&items[i]); !deleted && strings.EqualFold(n, name) {
+			return &items[i]
+		}
+	}
+	return nil
 }
 
 // findCategory finds a created category: by its id once YNAB gave one, else by its name and group.
@@ -172,6 +313,63 @@ func (s stateOf) Current(ctx context.Context, ch journal.Change) (map[string]jso
 	return s.h.current(ctx, s.p, ch)
 }
 
+// Today is the date a scheduled transaction put back must come after.
+func (s stateOf) Today() string { return s.h.Now().UTC().Format(time.DateOnly) }
+
+// createdID is the id YNAB gave a created thing that the journal does not know the id of.
+func createdID(p *ynab.Plan, ch journal.Change) string {
+	switch ch.Kind {
+	case kindNewTx:
+		if t := findByImportID(p, ch); t != nil {
+			return t.ID
+		}
+	case kindNewCategory:
+		if c := findCategory(p, ch); c != nil {
+			return c.ID
+		}
+	case kindNewGroup:
+		if g := findGroup(p, ch); g != nil {
+			return g.ID
+		}
+	case kindNewAccount:
+		if a := findAccount(p, ch); a != nil {
+			return a.ID
+		}
+	}
+	return ""
+}
+
+// findScheduled looks for the scheduled transaction a create of op made, whose answer was lost:
+// one that is new or changed since op's knowledge and holds exactly the fields sent. It returns
+// "" when there is none.
+func (h *handlers) findScheduled(ctx context.Context, op journal.Operation, ch journal.Change) (string, error) {
+	if op.KnowledgeBefore <= 0 {
+		return "", nil
+	}
+	list, _, err := h.YNAB.GetScheduledTransactions(ctx, op.PlanID, op.KnowledgeBefore)
+	if err != nil {
+		return "", fmt.Errorf("reading the scheduled transactions new since the write: %w", err)
+	}
+	p, err := h.YNAB.Plan(ctx, op.PlanID, ynab.Recent)
+	if err != nil {
+		return "", err
+	}
+	for i := range list {
+		s := &list[i]
+		if s.Deleted {
+			continue
+		}
+		now, err := asFields(scheduledFields(p, s))
+		if err != nil {
+			return "", err
+		}
+		if undo.Holds(now, ch.After) {
+			return s.ID, nil
+		}
+	}
+	return "", nil
+}
+
 // Recovery settles, at server start, the operations a crash left prepared: it reads the plan
 // from YNAB and checks, change by change, whether each is there. It implements journal.Checker.
 type Recovery struct{ h *handlers }
@@ -203,16 +401,23 @@ func (h *handlers) check(ctx context.Context, op journal.Operation) ([]journal.C
 			creates = append(creates, i)
 			continue
 		}
+		if ch.Kind == kindNewScheduled && ch.ID == "" {
+			if ch.ID, err = h.findScheduled(ctx, op, ch); err != nil {
+				return nil, err
+			}
+		}
 		now, exists, err := h.current(ctx, p, ch)
 		if err != nil {
 			return nil, err
 		}
 		var in bool
 		switch {
-		case ch.Kind == kindNewTx || ch.Kind == kindNewCategory:
+		case ch.Kind == kindNewTx || ch.Kind == kindNewCategory || ch.Kind == kindNewGroup || ch.Kind == kindNewAccount || ch.Kind == kindNewScheduled:
 			in = exists
-			if t := findByImportID(p, ch); t != nil && ch.ID == "" {
-				cs[i].ID = t.ID
+			if ch.ID == "" && exists {
+				cs[i].ID = createdID(p, ch)
+			} else if exists {
+				cs[i].ID = ch.ID
 			}
 		case len(ch.After) == 0 || string(ch.After) == "null":
 			in = !exists

@@ -26,7 +26,10 @@ func TestToolSurface(t *testing.T) {
 	reads := []string{"list_plans", "get_plan_overview", "list_accounts", "list_categories", "list_transactions",
 		"list_payees", "list_scheduled_transactions", "list_operations", "get_operation"}
 	confirmed := []string{"apply_categories", "set_category_budget", "move_money", "flag_transactions", "set_category_target",
-		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation"}
+		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation",
+		"create_category_group", "update_category_group", "update_transactions",
+		"delete_transactions", "create_scheduled_transaction", "update_scheduled_transaction", "delete_scheduled_transaction",
+		"rename_payee", "merge_payees", "create_account"}
 	unconfirmed := []string{"approve_transactions", "import_transactions"}
 	var names []string
 	for _, tool := range res.Tools {

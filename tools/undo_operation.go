@@ -19,7 +19,7 @@ var undoOperationTool = mcp.Tool{
 	Name:  "undo_operation",
 	Title: "Undo an operation",
 	Description: "Take back a journaled operation by writing its inverse; what changed since is left alone and named. Undoing an " +
-		"undo redoes it." + confirmDescription,
+		"undo redoes it. Creating a category, group or account, splitting and importing cannot be undone." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
@@ -34,7 +34,8 @@ type undoSubject struct {
 
 type undoOut struct {
 	writeOut
-	LeftAlone []string `json:"left_alone,omitempty" jsonschema:"changes of the operation that the undo did not touch, and why (someone changed them since)"`
+	LeftAlone  []string `json:"left_alone,omitempty" jsonschema:"changes of the operation that the undo did not touch, and why (someone changed them since)"`
+	CreatedIDs []string `json:"created_ids,omitempty" jsonschema:"the ids YNAB gave what the undo entered again (a deleted transaction or scheduled transaction comes back under a new id)"`
 }
 
 func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, in undoOperationIn) (*mcp.CallToolResult, undoOut, error) {
@@ -80,6 +81,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
 			w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
 		}
+		w.notes = append(w.notes, undoNotes(up.Changes)...)
 		left = nil
 		for _, l := range up.LeftAlone {
 			left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
@@ -92,7 +94,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	res, out, err := h.confirmAndApply(ctx, req, op.PlanID, build, undoOperationIn{OperationID: op.ID}, in.Confirmation)
 	if out.Status == "applied" || out.Status == "confirmation_required" {
-		return res, undoOut{writeOut: out, LeftAlone: left}, err
+		return res, undoOut{writeOut: out, LeftAlone: left, CreatedIDs: h.enteredAgain(out)}, err
 	}
 	return res, undoOut{writeOut: out}, err
 }
@@ -137,25 +139,69 @@ func describeChange(p *ynab.Plan, ch journal.Change) string {
 		return "Delete " + ch.Label
 	case kindNewTx:
 		return "Create " + ch.Label
+	case kindDeletedScheduled:
+		return "Delete the scheduled transaction " + ch.Label
+	case kindNewScheduled:
+		return "Schedule " + ch.Label
 	}
 	before, _ := decodeFields(ch.Before)
 	after, _ := decodeFields(ch.After)
 	var parts []string
+	if b, a := payeeWords(p, before), payeeWords(p, after); a != "" && a != b {
+		parts = append(parts, "payee "+b+" → "+a)
+	}
 	names := make([]string, 0, len(after))
 	for k := range after {
-		names = append(names, k)
+		if k != "payee_id" && k != "payee_name" && k != "transfer" {
+			names = append(names, k)
+		}
 	}
 	slices.Sort(names)
 	for _, k := range names {
 		if strings.HasPrefix(k, "goal_") || undo.Holds(map[string]json.RawMessage{k: before[k]}, fieldsJSON(map[string]any{k: after[k]})) {
 			continue
 		}
-		parts = append(parts, fieldWords(p, k, before[k])+" → "+fieldWords(p, k, after[k]))
+		name := fieldNames[k]
+		if name != "" && (len(after) > 1 || !slices.Contains(unnamedFields, k)) {
+			name += " "
+		} else {
+			name = ""
+		}
+		parts = append(parts, name+fieldWords(p, k, before[k])+" → "+fieldWords(p, k, after[k]))
 	}
 	if _, ok := after["goal_type"]; ok {
 		parts = append(parts, "target "+targetWords(p, before)+" → "+targetWords(p, after))
 	}
 	return ch.Label + ": " + strings.Join(parts, ", ")
+}
+
+// fieldNames name the fields of a change in a preview line ("date 2026-12-01 → 2026-11-30").
+// A change of one of unnamedFields alone shows its values only, which say what they are.
+var (
+	fieldNames = map[string]string{"account_id": "account", "amount": "amount", "approved": "approval", "category_id": "category",
+		"category_group_id": "group", "cleared": "cleared", "date": "date", "flag_color": "flag", "frequency": "frequency",
+		"memo": "memo", "name": "name", "note": "note"}
+	unnamedFields = []string{"approved", "budgeted", "category_group_id", "category_id", "flag_color", "name"}
+)
+
+// payeeWords names the payee of a change's fields: an existing one by its name, a new one by
+// the name it will have; "" when the fields name no payee.
+func payeeWords(p *ynab.Plan, f map[string]json.RawMessage) string {
+	var s *string
+	if raw, ok := f["payee_name"]; ok && json.Unmarshal(raw, &s) == nil && s != nil {
+		return *s + " (new payee)"
+	}
+	raw, ok := f["payee_id"]
+	if !ok {
+		return ""
+	}
+	if json.Unmarshal(raw, &s) != nil || s == nil {
+		return "no payee"
+	}
+	if n := payeeName(p, s); n != "" {
+		return n
+	}
+	return *s
 }
 
 // fieldWords shows one field's value the way a person reads it.
@@ -191,6 +237,22 @@ func fieldWords(p *ynab.Plan, field string, raw json.RawMessage) string {
 	case "name":
 		_ = json.Unmarshal(raw, &s)
 		return "‘" + str(s) + "’"
+	case "amount":
+		var n int64
+		_ = json.Unmarshal(raw, &n)
+		return FormatFlow(n, Digits(currency(p)))
+	case "account_id":
+		_ = json.Unmarshal(raw, &s)
+		return accountName(p, str(s))
+	case "memo":
+		_ = json.Unmarshal(raw, &s)
+		if s == nil || *s == "" {
+			return "none"
+		}
+		return quoted(*s)
+	case "note":
+		_ = json.Unmarshal(raw, &s)
+		return noteWords(s)
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil || v == nil {

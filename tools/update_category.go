@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,9 +15,9 @@ import (
 
 var updateCategoryTool = mcp.Tool{
 	Name:  "update_category",
-	Title: "Rename a category or move it to another group",
-	Description: "Rename a category, move it to another group, or both; its amounts and target stay with it. " +
-		"Undoable." + confirmDescription,
+	Title: "Rename a category, move it or change its note",
+	Description: "Rename a category, move it to another group, change its note, or any of them; its amounts and target stay with " +
+		"it. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -24,18 +26,22 @@ type updateCategoryIn struct {
 	Category string  `json:"category"`
 	Name     *string `json:"name,omitempty" jsonschema:"at most 50 characters; absent keeps it"`
 	Group    string  `json:"group,omitempty" jsonschema:"name or id; absent keeps it"`
+	Note     *string `json:"note,omitempty" jsonschema:"\"\" removes it; absent keeps it"`
 	confirmArg
 }
 
+// updateCategorySubject is what update_category confirms. Note is set only when the call
+// changes it ("" removes it), so a rename's subject is what it always was.
 type updateCategorySubject struct {
-	CategoryID      string `json:"category_id"`
-	Name            string `json:"name"`
-	CategoryGroupID string `json:"category_group_id"`
+	CategoryID      string  `json:"category_id"`
+	Name            string  `json:"name"`
+	CategoryGroupID string  `json:"category_group_id"`
+	Note            *string `json:"note,omitempty"`
 }
 
 func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest, in updateCategoryIn) (*mcp.CallToolResult, writeOut, error) {
-	if in.Name == nil && in.Group == "" {
-		return nil, writeOut{}, errors.New("name: give a new name, a group to move the category to (group), or both")
+	if in.Name == nil && in.Group == "" && in.Note == nil {
+		return nil, writeOut{}, errors.New("name: give a new name, a group to move the category to (group), a note, or any of them")
 	}
 	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
 		cat, from, err := ownCategory(p, "category", in.Category)
@@ -46,23 +52,33 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 		if err != nil {
 			return nil, err
 		}
-		if s.Name == cat.Name && to.ID == from.ID && !confirming(req, in.Confirmation) {
-			return nil, fmt.Errorf("%s is already called ‘%s’ and in %s: nothing to change", categoryLabel(p, cat.ID), cat.Name, from.Name)
+		sameNote := s.Note == nil || *s.Note == str(cat.Note)
+		if s.Name == cat.Name && to.ID == from.ID && sameNote && !confirming(req, in.Confirmation) {
+			what := fmt.Sprintf("is already called ‘%s’ and in %s", cat.Name, from.Name)
+			if s.Note != nil {
+				what += " with that note"
+			}
+			return nil, fmt.Errorf("%s %s: nothing to change", categoryLabel(p, cat.ID), what)
 		}
+		before := map[string]any{"name": cat.Name, "category_group_id": from.ID}
+		after := map[string]any{"name": s.Name, "category_group_id": to.ID}
+		save := ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID}
 		w := &write{
 			plan:    p,
 			tool:    updateCategoryTool.Name,
 			subject: s,
 			first:   fmt.Sprintf("Change category ‘%s’ (%s) to ‘%s’ (%s)?", cat.Name, from.Name, s.Name, to.Name),
-			changes: []journal.Change{{
-				Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
-				Before: fieldsJSON(map[string]any{"name": cat.Name, "category_group_id": from.ID}),
-				After:  fieldsJSON(map[string]any{"name": s.Name, "category_group_id": to.ID}),
-			}},
-			apply: func(ctx context.Context) (journal.Outcome, error) {
-				res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID})
-				return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
-			},
+		}
+		if s.Note != nil {
+			before["note"], after["note"] = cat.Note, noteAfter(*s.Note)
+			save.Note = ynab.Opt[string]{Set: true, Value: noteAfter(*s.Note)}
+			w.lines = append(w.lines, fmt.Sprintf("Note: %s → %s", noteWords(cat.Note), noteWords(noteAfter(*s.Note))))
+		}
+		w.changes = []journal.Change{{Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+			Before: fieldsJSON(before), After: fieldsJSON(after)}}
+		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, save)
+			return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
 		}
 		return w, nil
 	}
@@ -113,13 +129,33 @@ func renamed(p *ynab.Plan, cat *ynab.Category, from *ynab.CategoryGroup, in upda
 		}
 		s.Name = name
 	}
+	if in.Note != nil {
+		note := strings.TrimSpace(*in.Note)
+		s.Note = &note
+	}
 	arg := "name"
 	if in.Name == nil {
 		arg = "group"
 	}
-	if err := freeName(p, arg, s.Name, to, cat.ID); err != nil {
+	if err := freeName(p, arg, s.Name, to, cat.ID); err != nil && (in.Name != nil || in.Group != "") {
 		return s, nil, err
 	}
 	s.CategoryGroupID = to.ID
 	return s, to, nil
+}
+
+// noteAfter is a note argument as YNAB takes it: an empty one removes the note (null).
+func noteAfter(note string) *string {
+	if note == "" {
+		return nil
+	}
+	return &note
+}
+
+// noteWords shows a note in a preview: whole, quoted on one line, or "no note".
+func noteWords(note *string) string {
+	if note == nil || *note == "" {
+		return "no note"
+	}
+	return strconv.Quote(*note)
 }

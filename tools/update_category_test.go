@@ -67,3 +67,50 @@ func TestUpdateCategoryRefusals(t *testing.T) {
 		{"an unknown category", withArg(renameArgs, "category", "Padel"), `category: there is no category "Padel"`},
 	})
 }
+
+// A category's note: set, shown before → after, journaled, read back by list_categories, and
+// its undo (after a restart) puts the old note back.
+func TestUpdateCategoryNote(t *testing.T) {
+	t.Parallel()
+	args := func(*testEnv) map[string]any {
+		return map[string]any{"category": "Tennis", "note": "Contributie per kwartaal"}
+	}
+	wrAcrossClients(t, wrCase{tool: "update_category", args: args,
+		first:  "Change category ‘Tennis’ (Vrije tijd) to ‘Tennis’ (Vrije tijd)?",
+		writes: map[string]int{"PATCH /plans/{plan_id}/categories/{category_id}": 1},
+		check: func(t *testing.T, e *testEnv) {
+			if n := moneyNote(e, "Tennis"); n != "Contributie per kwartaal" {
+				t.Fatalf("list_categories shows Tennis's note as %q", n)
+			}
+		}})
+
+	e, w, _, _ := wrRoundTrip(t, "update_category", args)
+	if ch := w.Changes[0]; string(ch.Before) != `{"category_group_id":"`+moneyGroupID(e, "Vrije tijd")+`","name":"Tennis","note":null}` {
+		t.Fatalf("journaled before = %s", ch.Before)
+	}
+	if w.Preview != "Change category ‘Tennis’ (Vrije tijd) to ‘Tennis’ (Vrije tijd)?\nNote: no note → \"Contributie per kwartaal\"" {
+		t.Fatalf("preview = %q", w.Preview)
+	}
+	// Removing it again: an empty note.
+	_, out := e.confirmedByCode("update_category", map[string]any{"category": "Tennis", "note": ""})
+	if n := moneyNote(e, "Tennis"); n != "" || out.Status != "applied" {
+		t.Fatalf("after removing the note list_categories shows %q", n)
+	}
+	e.fails("update_category", map[string]any{"category": "Tennis", "note": " "}, "Vrije tijd: Tennis is already called ‘Tennis’ and in Vrije tijd with that note: nothing to change")
+}
+
+// moneyNote is a category's note as list_categories shows it.
+func moneyNote(e *testEnv, name string) string {
+	e.t.Helper()
+	var out listCategoriesOut
+	e.ok("list_categories", nil, &out)
+	for _, g := range out.Groups {
+		for _, c := range g.Categories {
+			if c.Name == name {
+				return c.Note
+			}
+		}
+	}
+	e.t.Fatalf("list_categories has no %s", name)
+	return ""
+}

@@ -16,18 +16,25 @@ import (
 // Kinds of journaled change that undo knows how to reverse. Edits of existing things are
 // reversed field by field; a created transaction is deleted, and a deleted one created again.
 const (
-	KindTransaction = "transaction"         // fields of an existing transaction
-	KindMonth       = "month_category"      // a category's assigned amount in a month
-	KindCategory    = "category"            // a category's own fields
-	KindCreated     = "new_transaction"     // a transaction created: Before null, After its fields
-	KindDeleted     = "deleted_transaction" // a transaction deleted: Before its fields, After null
+	KindTransaction      = "transaction"                   // fields of an existing transaction
+	KindMonth            = "month_category"                // a category's assigned amount in a month
+	KindCategory         = "category"                      // a category's own fields
+	KindCreated          = "new_transaction"               // a transaction created: Before null, After its fields
+	KindDeleted          = "deleted_transaction"           // a transaction deleted: Before its fields, After null
+	KindGroup            = "category_group"                // a category group's name
+	KindPayee            = "payee"                         // a payee's name
+	KindScheduled        = "scheduled_transaction"         // fields of an existing scheduled transaction
+	KindNewScheduled     = "new_scheduled_transaction"     // a scheduled transaction created: Before null, After its fields
+	KindDeletedScheduled = "deleted_scheduled_transaction" // a scheduled transaction deleted: Before its fields, After null
 )
 
 // State reads what YNAB holds now for the thing a journaled change is about: the present values
 // of the fields the change names, and whether the thing exists at all. The tools package
-// implements it over the YNAB client; undo needs nothing else of YNAB.
+// implements it over the YNAB client; undo needs nothing else of YNAB. Today is the plan's date
+// (YYYY-MM-DD): a scheduled transaction can be put back only on a date after it.
 type State interface {
 	Current(ctx context.Context, ch journal.Change) (fields map[string]json.RawMessage, exists bool, err error)
+	Today() string
 }
 
 // Plan is the undo of one operation: the changes that take it back, and the ones left alone.
@@ -93,31 +100,56 @@ func inverse(ctx context.Context, ch journal.Change, st State) (journal.Change, 
 	}
 	inv := journal.Change{Kind: ch.Kind, ID: ch.ID, Month: ch.Month, Label: ch.Label, Before: ch.After, After: ch.Before}
 	switch ch.Kind {
-	case KindTransaction, KindMonth, KindCategory:
+	case KindTransaction, KindMonth, KindCategory, KindGroup, KindPayee, KindScheduled:
 		if !exists {
 			return inv, "deleted since", nil
 		}
 		if !Holds(now, ch.After) {
 			return inv, "changed since", nil
 		}
-	case KindCreated:
+	case KindCreated, KindNewScheduled:
 		if !exists {
 			return inv, "deleted since", nil
 		}
 		if !Holds(now, withoutImportID(ch.After)) {
 			return inv, "changed since", nil
 		}
-		inv.Kind = KindDeleted
-	case KindDeleted:
+		inv.Kind = deletionOf[ch.Kind]
+	case KindDeleted, KindDeletedScheduled:
 		if exists {
 			return inv, "there again", nil
 		}
 		// Entered again, it gets a new id from YNAB: the write path finds it by what it sent.
-		inv.Kind, inv.ID = KindCreated, ""
+		inv.Kind, inv.ID = creationOf[ch.Kind], ""
 	default:
 		return inv, "", fmt.Errorf("avenir does not know how to undo a change of kind %q", ch.Kind)
 	}
+	if err := scheduleDate(inv, st.Today()); err != nil {
+		return inv, "", err
+	}
 	return inv, "", nil
+}
+
+// The kinds that undo one another: a creation is undone by a deletion, and the other way round.
+var (
+	deletionOf = map[string]string{KindCreated: KindDeleted, KindNewScheduled: KindDeletedScheduled}
+	creationOf = map[string]string{KindDeleted: KindCreated, KindDeletedScheduled: KindNewScheduled}
+)
+
+// scheduleDate refuses an inverse that would give a scheduled transaction a date YNAB refuses:
+// its next date must be after today (YNAB's API takes no past date, and moves none forward).
+func scheduleDate(inv journal.Change, today string) error {
+	if inv.Kind != KindScheduled && inv.Kind != KindNewScheduled {
+		return nil
+	}
+	var f struct {
+		Date *string `json:"date"`
+	}
+	if json.Unmarshal(inv.After, &f) != nil || f.Date == nil || *f.Date > today {
+		return nil
+	}
+	return fmt.Errorf("%s cannot be put back: its date, %s, has passed (today is %s), and YNAB's API takes only a future date for a scheduled transaction. "+
+		"Nothing was written; change it in YNAB, or with update_scheduled_transaction and a new date", inv.Label, *f.Date, today)
 }
 
 // withoutImportID drops import_id from a created transaction's fields: YNAB keeps it, but a

@@ -3,7 +3,10 @@
 package undo
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/avenir-mcp/avenir/journal"
 )
@@ -26,6 +29,41 @@ func Refusal(op journal.Operation) error {
 		return fmt.Errorf("operation %s split a transaction, and YNAB's API cannot un-split one: only YNAB can, by editing the transaction there", op.ID)
 	case "import_transactions":
 		return fmt.Errorf("operation %s imported transactions from the bank; an import cannot be undone (delete imported transactions in YNAB if you must)", op.ID)
+	case "create_account":
+		return fmt.Errorf("operation %s created an account, and YNAB's API cannot delete or close an account: close or delete it in YNAB yourself (account settings)", op.ID)
+	case "create_category_group":
+		return fmt.Errorf("operation %s created a category group, and YNAB's API cannot delete or hide a group: delete or hide it in YNAB yourself", op.ID)
+	}
+	for _, ch := range op.Changes {
+		if why := unwritableSchedule(ch); why != "" && ch.Outcome != journal.OutcomeNotApplied {
+			return fmt.Errorf("operation %s deleted the scheduled transaction %s, and YNAB's API cannot create it again: %s. Schedule it again in YNAB yourself", op.ID, ch.Label, why)
+		}
 	}
 	return nil
+}
+
+// writableFrequencies are the frequencies YNAB's API can give a scheduled transaction; the others
+// (every3Months, twiceAMonth, …) only YNAB's apps set.
+var writableFrequencies = []string{"never", "daily", "weekly", "monthly", "yearly"}
+
+// unwritableSchedule says why a deleted scheduled transaction cannot be created again through
+// YNAB's API, or returns "" when it can.
+func unwritableSchedule(ch journal.Change) string {
+	if ch.Kind != KindDeletedScheduled {
+		return ""
+	}
+	var f struct {
+		Frequency       string          `json:"frequency"`
+		Subtransactions json.RawMessage `json:"subtransactions"`
+	}
+	if json.Unmarshal(ch.Before, &f) != nil {
+		return "its fields are not readable in the journal"
+	}
+	switch {
+	case !slices.Contains(writableFrequencies, f.Frequency):
+		return fmt.Sprintf("it repeats %s, and the API writes only %s", f.Frequency, strings.Join(writableFrequencies, ", "))
+	case len(f.Subtransactions) > 0 && string(f.Subtransactions) != "null":
+		return "it is a split, and the API cannot create a split scheduled transaction"
+	}
+	return ""
 }

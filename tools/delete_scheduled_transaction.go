@@ -1,0 +1,63 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var deleteScheduledTransactionTool = mcp.Tool{
+	Name:  "delete_scheduled_transaction",
+	Title: "Delete a scheduled transaction",
+	Description: "Delete a scheduled transaction: YNAB no longer enters it. undo_operation schedules it again (under a new id) while its " +
+		"next date is still ahead; one that repeats in a way YNAB's API cannot write (every other week, every 3 months, …) or is a " +
+		"split cannot be scheduled again through the API, and the preview says so." + confirmDescription,
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+}
+
+type deleteScheduledIn struct {
+	planArg
+	ScheduledTransactionID string `json:"scheduled_transaction_id" jsonschema:"its id (list_scheduled_transactions shows them)"`
+	confirmArg
+}
+
+type deleteScheduledSubject struct {
+	ScheduledTransactionID string `json:"scheduled_transaction_id"`
+}
+
+func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.CallToolRequest, in deleteScheduledIn) (*mcp.CallToolResult, writeOut, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		s, err := scheduledArg(p, "scheduled_transaction_id", in.ScheduledTransactionID)
+		if err != nil {
+			return nil, err
+		}
+		label := scheduledLabel(p, s)
+		fields := scheduledFields(p, s)
+		delete(fields, "payee_name") // its payee_id says who; a later rename of the payee changes nothing here
+		w := &write{
+			plan:    p,
+			tool:    deleteScheduledTransactionTool.Name,
+			subject: deleteScheduledSubject{ScheduledTransactionID: s.ID},
+			first:   fmt.Sprintf("Delete the scheduled transaction %s?", label),
+			lines:   []string{fmt.Sprintf("%s on %s, next on %s, %s", label, accountName(p, s.AccountID), s.DateNext, categoryShort(p, s.CategoryID))},
+			changes: []journal.Change{{Kind: kindDeletedScheduled, ID: s.ID, Label: label, Before: fieldsJSON(fields), After: fieldsJSON(nil)}},
+		}
+		switch {
+		case !slices.Contains(ynab.WritableFrequencies, s.Frequency):
+			w.notes = append(w.notes, fmt.Sprintf("This cannot be undone through avenir: it repeats %s, and YNAB's API cannot schedule a transaction that repeats so. To have it back, schedule it again in YNAB.", s.Frequency))
+		case fields["subtransactions"] != nil:
+			w.notes = append(w.notes, "This cannot be undone through avenir: it is a split, and YNAB's API cannot schedule a split. To have it back, schedule it again in YNAB.")
+		default:
+			w.notes = append(w.notes, fmt.Sprintf("An undo schedules it again, under a new id, as long as its date (%s) has not passed.", s.DateNext))
+		}
+		return h.byChanges(w)
+	}
+	args := in
+	args.Confirmation = ""
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+}

@@ -1,0 +1,138 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+var mergePayeesTool = mcp.Tool{
+	Name:  "merge_payees",
+	Title: "Merge payees",
+	Description: "Move every transaction and scheduled transaction of one or more payees to another payee, as merging payees in YNAB " +
+		"does: one PATCH for the transactions, one request per scheduled transaction. YNAB's API cannot delete a payee, so the " +
+		"merged payees stay in YNAB, unused (delete them in YNAB if you like). undo_operation moves each back." + confirmDescription,
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+}
+
+type mergePayeesIn struct {
+	planArg
+	Payees []string `json:"payees" jsonschema:"the payees merged away, 1 or more: names or ids"`
+	Into   string   `json:"into" jsonschema:"the payee that stays: name or id"`
+	confirmArg
+}
+
+// mergeSubject is merge_payees' subject: the payee kept, and those merged into it.
+type mergeSubject struct {
+	PayeeID string   `json:"payee_id"`
+	Merged  []string `json:"merged_payee_ids"`
+}
+
+// maxMergedPayees bounds one call's list of payees.
+const maxMergedPayees = 100
+
+func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in mergePayeesIn) (*mcp.CallToolResult, writeOut, error) {
+	switch n := len(in.Payees); {
+	case n == 0:
+		return nil, writeOut{}, errors.New("payees: the list is empty; name at least one payee to merge into the other")
+	case n > maxMergedPayees:
+		return nil, writeOut{}, fmt.Errorf("payees: %d payees is more than the %d one call may merge; send them in several calls", n, maxMergedPayees)
+	}
+	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+		into, err := ownPayee(p, "into", in.Into)
+		if err != nil {
+			return nil, err
+		}
+		subject := mergeSubject{PayeeID: into.ID}
+		var names []string
+		seen := map[string]int{}
+		for i, ref := range in.Payees {
+			arg := fmt.Sprintf("payees[%d]", i)
+			y, err := ownPayee(p, arg, ref)
+			switch {
+			case err != nil:
+				return nil, err
+			case y.ID == into.ID:
+				return nil, fmt.Errorf("%s: %s is the payee they are merged into (into); leave it out of payees", arg, y.Name)
+			}
+			if j, dup := seen[y.ID]; dup {
+				return nil, fmt.Errorf("%s: %s is already in payees[%d]; name each payee once", arg, y.Name, j)
+			}
+			seen[y.ID] = i
+			subject.Merged = append(subject.Merged, y.ID)
+			names = append(names, "‘"+y.Name+"’")
+		}
+		w := &write{plan: p, tool: mergePayeesTool.Name, subject: subject}
+		var kept []string
+		schedules := 0
+		for _, id := range subject.Merged {
+			txs, scheduled := payeeUse(p, id)
+			for _, t := range txs {
+				ch := editChange(t.ID, txLabel(p, t), "payee_id", t.PayeeID, into.ID)
+				w.changes = append(w.changes, ch)
+				w.lines = append(w.lines, describeChange(p, ch))
+			}
+			for _, s := range scheduled {
+				label := scheduledLabel(p, s)
+				if !slices.Contains(ynab.WritableFrequencies, s.Frequency) {
+					kept = append(kept, fmt.Sprintf("%s (it repeats %s)", label, s.Frequency))
+					continue
+				}
+				schedules++
+				ch := journal.Change{Kind: kindScheduled, ID: s.ID, Label: "scheduled " + label,
+					Before: fieldsJSON(map[string]any{"payee_id": s.PayeeID}), After: fieldsJSON(map[string]any{"payee_id": into.ID})}
+				w.changes = append(w.changes, ch)
+				w.lines = append(w.lines, describeChange(p, ch))
+			}
+		}
+		n := len(w.changes) - schedules
+		if len(w.changes) == 0 {
+			return nil, fmt.Errorf("payees: %s %s no transactions or scheduled transactions YNAB's API can move: nothing to merge", strings.Join(names, ", "), hasHave(len(names)))
+		}
+		w.first = fmt.Sprintf("Merge %d payee(s) into ‘%s’ (%d transaction(s))?", len(subject.Merged), into.Name, n)
+		if schedules > 0 {
+			w.notes = append(w.notes, fmt.Sprintf("%d scheduled transaction(s) move too (one request each).", schedules))
+		}
+		if len(kept) > 0 {
+			w.notes = append(w.notes, "Left as they are: YNAB's API cannot change a scheduled transaction that repeats so: "+strings.Join(kept, "; ")+". Change their payee in YNAB.")
+		}
+		if lines := linesOf(p, subject.Merged); lines > 0 {
+			w.notes = append(w.notes, fmt.Sprintf("%d split line(s) keep their payee: YNAB's API cannot change a split's lines.", lines))
+		}
+		w.notes = append(w.notes, fmt.Sprintf("%s stay in YNAB, unused: its API cannot delete a payee (delete them in YNAB if you like; an undo does not need them gone).", strings.Join(names, ", ")))
+		return h.byChanges(w)
+	}
+	args := in
+	args.Confirmation = ""
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+}
+
+// linesOf counts the live split lines (of transactions and scheduled ones) whose payee is one of ids.
+func linesOf(p *ynab.Plan, ids []string) int {
+	n := 0
+	for _, s := range p.Subtransactions {
+		if !s.Deleted && slices.Contains(ids, str(s.PayeeID)) {
+			n++
+		}
+	}
+	for _, s := range p.ScheduledSubtransactions {
+		if !s.Deleted && slices.Contains(ids, str(s.PayeeID)) {
+			n++
+		}
+	}
+	return n
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
