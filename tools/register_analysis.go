@@ -19,6 +19,7 @@ import (
 // addAnalysis registers the analysis tools. They are read tools: offered in read-only mode too.
 func (h *handlers) addAnalysis(srv *mcp.Server) {
 	addTool(srv, h, spendingReportTool, h.spendingReport)
+	addTool(srv, h, suggestCategoriesTool, h.suggestCategories)
 }
 
 // analysisArgs are the arguments every analysis tool takes.
