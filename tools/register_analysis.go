@@ -20,6 +20,7 @@ import (
 func (h *handlers) addAnalysis(srv *mcp.Server) {
 	addTool(srv, h, spendingReportTool, h.spendingReport)
 	addTool(srv, h, suggestCategoriesTool, h.suggestCategories)
+	addTool(srv, h, findRecurringTool, h.findRecurring)
 }
 
 // analysisArgs are the arguments every analysis tool takes.
