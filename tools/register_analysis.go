@@ -21,6 +21,7 @@ func (h *handlers) addAnalysis(srv *mcp.Server) {
 	addTool(srv, h, spendingReportTool, h.spendingReport)
 	addTool(srv, h, suggestCategoriesTool, h.suggestCategories)
 	addTool(srv, h, findRecurringTool, h.findRecurring)
+	addTool(srv, h, listMoneyMovementsTool, h.listMoneyMovements)
 }
 
 // analysisArgs are the arguments every analysis tool takes.
