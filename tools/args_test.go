@@ -46,6 +46,10 @@ var toolArgs = map[string]reflect.Type{
 	"create_account":               reflect.TypeFor[createAccountIn](),
 	"create_category_group":        reflect.TypeFor[createCategoryGroupIn](),
 	"update_category_group":        reflect.TypeFor[updateCategoryGroupIn](),
+	"spending_report":              reflect.TypeFor[spendingReportIn](),
+	"suggest_categories":           reflect.TypeFor[suggestCategoriesIn](),
+	"find_recurring":               reflect.TypeFor[findRecurringIn](),
+	"list_money_movements":         reflect.TypeFor[listMoneyMovementsIn](),
 }
 
 func TestToolArgsCoverEveryTool(t *testing.T) {

@@ -72,6 +72,7 @@ func NewServer(d Deps) *mcp.Server {
 	addTool(srv, h, listScheduledTool, h.listScheduled)
 	addTool(srv, h, listOperationsTool, h.listOperations)
 	addTool(srv, h, getOperationTool, h.getOperation)
+	h.addAnalysis(srv)
 	if !d.ReadOnly {
 		h.addCategoryWrites(srv)
 		h.addTransactionEdits(srv)

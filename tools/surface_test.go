@@ -24,7 +24,8 @@ func TestToolSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	reads := []string{"list_plans", "get_plan_overview", "list_accounts", "list_categories", "list_transactions",
-		"list_payees", "list_scheduled_transactions", "list_operations", "get_operation"}
+		"list_payees", "list_scheduled_transactions", "list_operations", "get_operation",
+		"spending_report", "suggest_categories", "find_recurring", "list_money_movements"}
 	confirmed := []string{"apply_categories", "set_category_budget", "move_money", "flag_transactions", "set_category_target",
 		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation",
 		"create_category_group", "update_category_group", "update_transactions",
