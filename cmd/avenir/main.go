@@ -85,8 +85,7 @@ func run(ctx context.Context, args []string, e env) error {
 	case "sandbox":
 		return runSandbox(ctx, rest, e)
 	case "version", "--version":
-		fmt.Fprintf(e.stdout, "avenir %s\n", version)
-		return nil
+		return runVersion(rest, e)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, mainUsage)
 		return errHelp
