@@ -32,6 +32,8 @@ Environment:
   AVENIR_MCP_PLAN                 the default plan (id or name); else YNAB's last-used plan
   AVENIR_MCP_READ_ONLY=1          offer no write tool at all
   AVENIR_MCP_REQUIRE_ELICITATION=1  only the user's own answer in the client may confirm a write
+  AVENIR_MCP_CONFIRM=code         confirm by code even where the client declares elicitation
+                                  (for clients whose questions never show)
   AVENIR_MCP_JOURNAL              the journal file (default $XDG_STATE_HOME/avenir/journal.db)
   AVENIR_MCP_YNAB_URL             YNAB's API base URL (default https://api.ynab.com/v1)
 `
@@ -95,7 +97,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err // it names the file and what is wrong with it
 	}
-	asker, err := confirm.New(confirm.Options{RequireElicitation: e.getenv("AVENIR_MCP_REQUIRE_ELICITATION") == "1"})
+	copts, err := confirmOptions(e.getenv)
+	if err != nil {
+		return err
+	}
+	asker, err := confirm.New(copts)
 	if err != nil {
 		return err
 	}
