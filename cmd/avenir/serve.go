@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -28,7 +27,8 @@ VS Code, …). The client starts it; you do not run it by hand.
   --log-level LEVEL  debug, info, warn or error (default info); logs go to stderr
 
 Environment:
-  YNAB_ACCESS_TOKEN               your YNAB personal access token (required without --sandbox)
+  YNAB_ACCESS_TOKEN               your YNAB personal access token; else YNAB_ACCESS_TOKEN_FILE,
+                                  a file holding it; else the one 'avenir token set' kept
   AVENIR_MCP_PLAN                 the default plan (id or name); else YNAB's last-used plan
   AVENIR_MCP_READ_ONLY=1          offer no write tool at all
   AVENIR_MCP_REQUIRE_ELICITATION=1  only the user's own answer in the client may confirm a write
@@ -37,14 +37,6 @@ Environment:
   AVENIR_MCP_JOURNAL              the journal file (default $XDG_STATE_HOME/avenir/journal.db)
   AVENIR_MCP_YNAB_URL             YNAB's API base URL (default https://api.ynab.com/v1)
 `
-
-const noToken = `avenir serve needs a YNAB personal access token.
-
-  1. Open https://app.ynab.com/settings/developer and choose "New Token".
-  2. Give it to avenir in the environment as YNAB_ACCESS_TOKEN, in your MCP client's
-     configuration for avenir (see README.md), not on the command line.
-
-To try avenir without a YNAB account, run: avenir serve --sandbox   (or: avenir demo)`
 
 const terminalHint = `avenir serve speaks MCP on stdin/stdout: it is meant to be started by an MCP client
 (Claude Desktop, Claude Code, VS Code, …), not typed at. Add it to your client's configuration
@@ -71,7 +63,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 
-	token := e.getenv("YNAB_ACCESS_TOKEN")
+	var token string
 	baseURL := e.getenv("AVENIR_MCP_YNAB_URL")
 	if *useSandbox {
 		sb, err := sandbox.New(sandbox.Options{StatePath: sandboxStatePath(e.getenv)})
@@ -85,8 +77,13 @@ func runServe(ctx context.Context, args []string, e env) error {
 		defer srv.Close()
 		baseURL, token = srv.URL, "sandbox"
 		log.Info("sandbox YNAB emulator running", "url", srv.URL, "state", sandboxStatePath(e.getenv))
-	} else if strings.TrimSpace(token) == "" {
-		return errors.New(noToken)
+	} else {
+		var from tokenSource
+		var err error
+		if token, from, err = resolveToken(e); err != nil {
+			return err
+		}
+		log.Info("YNAB token found", "in", from.Desc)
 	}
 	if isTerminal(e.stdin) {
 		fmt.Fprintln(e.stderr, terminalHint)
