@@ -40,6 +40,7 @@ Usage:
   avenir journal list|show        see what avenir wrote, when, and how it was confirmed
   avenir sandbox serve|reset      run the YNAB emulator on its own, or restore its sample plan
   avenir token set|forget         keep your YNAB token in the OS keychain (read from stdin)
+  avenir config CLIENT [--write]  the configuration that makes an MCP client start avenir
   avenir version                  print the version
 
 Run 'avenir COMMAND --help' for a command's flags.
@@ -90,6 +91,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runSandbox(ctx, rest, e)
 	case "token":
 		return runToken(rest, e)
+	case "config":
+		return runConfig(rest, e)
 	case "version", "--version":
 		return runVersion(rest, e)
 	case "help", "-h", "-help", "--help":
