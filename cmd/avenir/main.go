@@ -41,6 +41,7 @@ Usage:
   avenir sandbox serve|reset      run the YNAB emulator on its own, or restore its sample plan
   avenir token set|forget         keep your YNAB token in the OS keychain (read from stdin)
   avenir config CLIENT [--write]  the configuration that makes an MCP client start avenir
+  avenir doctor                   check that serve would work here, and say what to fix
   avenir version                  print the version
 
 Run 'avenir COMMAND --help' for a command's flags.
@@ -93,6 +94,8 @@ func run(ctx context.Context, args []string, e env) error {
 		return runToken(rest, e)
 	case "config":
 		return runConfig(rest, e)
+	case "doctor":
+		return runDoctor(ctx, rest, e)
 	case "version", "--version":
 		return runVersion(rest, e)
 	case "help", "-h", "-help", "--help":
