@@ -18,13 +18,17 @@ import (
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
-const serveUsage = `Usage: avenir serve [--sandbox] [--log-level LEVEL]
+const serveUsage = `Usage: avenir serve [--sandbox] [--log-level LEVEL] [--http 127.0.0.1:PORT]
 
 Runs the avenir MCP server on stdin/stdout for an MCP client (Claude Desktop, Claude Code,
 VS Code, …). The client starts it; you do not run it by hand.
 
   --sandbox          use the built-in YNAB emulator and its sample plan instead of YNAB
   --log-level LEVEL  debug, info, warn or error (default info); logs go to stderr
+  --http ADDRESS     serve MCP over Streamable HTTP at http://ADDRESS/mcp instead of stdio, for
+                     clients that connect to a URL; every request needs the bearer secret
+                     printed at start (or AVENIR_MCP_HTTP_SECRET). Loopback only, unless
+  --http-allow-remote  is given too
 
 Environment:
   YNAB_ACCESS_TOKEN               your YNAB personal access token; else YNAB_ACCESS_TOKEN_FILE,
@@ -48,6 +52,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	fs.Usage = func() { fmt.Fprint(e.stderr, serveUsage) }
 	useSandbox := fs.Bool("sandbox", false, "use the built-in YNAB emulator")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	httpOpts := addHTTPFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -56,6 +61,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	if err := httpOpts.check(); err != nil {
+		return err
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
@@ -85,7 +93,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		}
 		log.Info("YNAB token found", "in", from.Desc)
 	}
-	if isTerminal(e.stdin) {
+	if isTerminal(e.stdin) && httpOpts.addr == "" {
 		fmt.Fprintln(e.stderr, terminalHint)
 	}
 
@@ -113,6 +121,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}
 	recoverJournal(ctx, j, deps, log)
 	server := tools.NewServer(deps)
+	if httpOpts.addr != "" {
+		return serveHTTP(ctx, server, httpOpts, e, log)
+	}
 	log.Info("avenir serving MCP on stdio", "version", version, "ynab", deps.YNAB.BaseURL(), "journal", jpath, "read_only", deps.ReadOnly)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: readCloser(e.stdin), Writer: writeCloser(e.stdout)})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
