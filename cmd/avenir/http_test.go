@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -254,4 +258,71 @@ func TestHTTPFixedSecret(t *testing.T) {
 		t.Fatalf("serve printed secret %q, want the configured one", hs.secret)
 	}
 	hs.connect(t, "2025-11-25", nil)
+}
+
+// TestHTTPWithTypeScriptSDK drives the server over Streamable HTTP with the TypeScript SDK
+// clients most desktop apps are built on (1.x and 2.x, both protocol eras, with and without
+// elicitation), through testdata/http-ts/http_client.mjs. The clients are installed by .ci/run
+// (npm ci of testdata/http-ts into a cache directory named by AVENIR_HTTP_TS_CLIENTS); without
+// it the test is skipped, except in CI, where it fails.
+func TestHTTPWithTypeScriptSDK(t *testing.T) {
+	dir := os.Getenv("AVENIR_HTTP_TS_CLIENTS")
+	if dir == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("AVENIR_HTTP_TS_CLIENTS is not set: .ci/run installs the TypeScript clients and sets it")
+		}
+		t.Skip("set AVENIR_HTTP_TS_CLIENTS to a directory with testdata/http-ts's packages installed (see .ci/run)")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client")); err != nil {
+		t.Fatalf("AVENIR_HTTP_TS_CLIENTS=%s has no installed clients: %v", dir, err)
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "http-ts", "http_client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Node finds the packages from the script's own directory.
+	run := filepath.Join(dir, "http_client.mjs")
+	if err := os.WriteFile(run, script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		kind, protocol string
+		asked          int
+		via            string
+	}{
+		{"v1-2025-06-18", "2025-06-18", 0, "code"},
+		{"v1-2025-11-25-elicit", "2025-11-25", 1, "elicit"},
+		{"v2-2026-07-28-elicit", "2026-07-28", 1, "mrtr"},
+		{"v2-2026-07-28", "2026-07-28", 0, "code"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			env, _ := isolatedEnv(t)
+			hs := startHTTPServe(t, env)
+			cmd := exec.Command("node", run, tt.kind, hs.endpoint)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "AVENIR_HTTP_SECRET="+hs.secret)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("node http_client.mjs %s: %v\n%s\nserver:\n%s", tt.kind, err, stderr.String(), hs.stderr)
+			}
+			var got struct {
+				Protocol string `json:"protocol"`
+				Tools    int    `json:"tools"`
+				Status   string `json:"status"`
+				Asked    int    `json:"asked"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			if got.Protocol != tt.protocol || got.Tools == 0 || got.Status != "applied" || got.Asked != tt.asked {
+				t.Fatalf("%+v; want protocol %s, the tools, applied, asked %d time(s)", got, tt.protocol, tt.asked)
+			}
+			if ops := moneyJournal(t, env); len(ops) != 1 || ops[0].ConfirmedVia != tt.via {
+				t.Fatalf("journal %+v; want one operation confirmed via %s", ops, tt.via)
+			}
+		})
+	}
 }
