@@ -26,9 +26,9 @@ VS Code, …). The client starts it; you do not run it by hand.
   --sandbox          use the built-in YNAB emulator and its sample plan instead of YNAB
   --log-level LEVEL  debug, info, warn or error (default info); logs go to stderr
   --http ADDRESS     serve MCP over Streamable HTTP at http://ADDRESS/mcp instead of stdio, for
-                     clients that connect to a URL; every request needs the bearer secret
-                     printed at start (or AVENIR_MCP_HTTP_SECRET). Loopback only, unless
-  --http-allow-remote  is given too
+                     clients that connect to a URL (loopback only); every request needs the
+                     bearer secret printed at start, or AVENIR_MCP_HTTP_SECRET
+  --http-allow-remote  let --http listen on an address other machines can reach
 
 Environment:
   YNAB_ACCESS_TOKEN               your YNAB personal access token; else YNAB_ACCESS_TOKEN_FILE,
