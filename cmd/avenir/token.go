@@ -103,8 +103,19 @@ func (k macKeychain) Get() (string, error) {
 // checked first (validToken), so it needs no escaping inside the quotes.
 func (k macKeychain) Set(token string) error {
 	cmd := fmt.Sprintf("add-generic-password -U -s %s -a %s -l %q -w \"%s\"\n", secretService, secretAccount, secretLabel, token)
-	_, _, err := runTool(k.tool, strings.NewReader(cmd), "-i")
-	return err
+	if _, _, err := runTool(k.tool, strings.NewReader(cmd), "-i"); err != nil {
+		return err
+	}
+	// The interactive mode's exit status does not always tell whether the command inside
+	// succeeded: read the token back.
+	got, err := k.Get()
+	if err != nil {
+		return fmt.Errorf("the token could not be read back from the keychain: %w", err)
+	}
+	if got != token {
+		return errors.New("the keychain holds another token than the one just stored")
+	}
+	return nil
 }
 
 func (k macKeychain) Delete() error {

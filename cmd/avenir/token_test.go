@@ -329,3 +329,61 @@ func TestKeychainThroughSecretTool(t *testing.T) {
 		t.Fatalf("the token file is still there after forget (%v)", err)
 	}
 }
+
+// fakeSecurity is a stand-in for macOS's security(1): find-generic-password -w prints the
+// password or exits 44, -i reads add-generic-password commands from stdin, and
+// delete-generic-password exits 44 when there is nothing. It checks the service and account.
+const fakeSecurity = `#!/bin/sh
+store="$FAKE_KEYRING"
+case "$1" in
+find-generic-password)
+  [ "$2 $3 $4 $5 $6" = "-s avenir -a ynab-token -w" ] || { echo "security: bad arguments: $*" >&2; exit 2; }
+  [ -f "$store" ] || { echo "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain." >&2; exit 44; }
+  cat "$store"; echo ;;
+delete-generic-password)
+  [ -f "$store" ] || exit 44
+  rm -f "$store" ;;
+-i)
+  read -r line
+  case "$line" in
+  'add-generic-password -U -s avenir -a ynab-token -l "avenir: YNAB personal access token" -w "'*'"')
+    printf '%s' "$line" | sed 's/.*-w "\(.*\)"$/\1/' > "$store" ;;
+  *) echo "security: unexpected command: $line" >&2 ;;
+  esac ;;
+*) echo "security: unknown command $1" >&2; exit 2 ;;
+esac
+`
+
+// TestMacKeychainCommands runs macKeychain against a stand-in security(1): the token goes in
+// on stdin, never in an argument, and comes back whole.
+func TestMacKeychainCommands(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in is a shell script")
+	}
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "security")
+	if err := os.WriteFile(tool, []byte(fakeSecurity), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_KEYRING", filepath.Join(dir, "keyring"))
+	k := macKeychain{tool: tool}
+	if _, err := k.Get(); !errors.Is(err, errNoSecret) {
+		t.Fatalf("Get on an empty keychain: %v; want errNoSecret", err)
+	}
+	if err := k.Set(tokenKeychain); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := k.Get(); err != nil || got != tokenKeychain {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	if err := k.Delete(); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Delete(); !errors.Is(err, errNoSecret) {
+		t.Fatalf("a second Delete: %v; want errNoSecret", err)
+	}
+	broken := macKeychain{tool: filepath.Join(dir, "missing")}
+	if err := broken.Set(tokenKeychain); err == nil || strings.Contains(err.Error(), tokenKeychain) {
+		t.Fatalf("Set with no security tool: %v; want an error without the token", err)
+	}
+}
