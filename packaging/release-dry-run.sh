@@ -38,7 +38,7 @@ for os in $goos; do
     n=$((n + 1))
   done
 done
-(cd "$out" && find . -type f | sort | xargs sha256sum > checksums.txt)
+(cd "$out" && find . -type f ! -name checksums.txt | sort | xargs sha256sum > checksums.txt)
 [ "$n" -eq 6 ] || { echo "release-dry-run: built $n targets, want 6" >&2; exit 1; }
 
 host="$out/$(go env GOOS)_$(go env GOARCH)/avenir"
