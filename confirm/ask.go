@@ -61,6 +61,11 @@ type Options struct {
 	// RequireElicitation (AVENIR_MCP_REQUIRE_ELICITATION=1) lets only the user's own
 	// answer in the client confirm: no codes, and a dismissed question is declined.
 	RequireElicitation bool
+	// AlwaysCode (AVENIR_MCP_CONFIRM=code) confirms every change by code, even where
+	// the client declares elicitation: for clients that declare it and never show the
+	// question (they decline or drop it, and every write would fail without the user
+	// ever seeing why). It contradicts RequireElicitation; New refuses the pair.
+	AlwaysCode bool
 	// Clock is read for code and state lifetimes; only its monotonic reading
 	// counts, so a wall-clock jump changes nothing. Default time.Now.
 	Clock func() time.Time
@@ -72,6 +77,7 @@ type Options struct {
 // the unanswered states in memory and is safe for concurrent use.
 type Asker struct {
 	requireElicitation bool
+	alwaysCode         bool
 	clock              func() time.Time
 	epoch              time.Time // sealed expiries count from here, so they follow the monotonic clock
 	key                []byte    // seals request states; drawn at New, so a restart voids them all
@@ -82,11 +88,19 @@ type Asker struct {
 	states *ledger // nonce of each unanswered sealed state → what it confirms
 }
 
+// ErrContradictoryModes is New's answer to RequireElicitation with AlwaysCode: one
+// accepts only the user's own answer in the client, the other never asks there.
+var ErrContradictoryModes = errors.New("AVENIR_MCP_CONFIRM=code and AVENIR_MCP_REQUIRE_ELICITATION=1 contradict each other: the first confirms every change by a code the agent passes back, the second refuses codes and accepts only the user's own answer in the client. Unset one of them")
+
 // New returns an Asker with a fresh sealing key drawn from opts.Rand. A new Asker
 // (a restart) invalidates every request state and code issued before.
 func New(opts Options) (*Asker, error) {
+	if opts.RequireElicitation && opts.AlwaysCode {
+		return nil, ErrContradictoryModes
+	}
 	a := &Asker{
 		requireElicitation: opts.RequireElicitation,
+		alwaysCode:         opts.AlwaysCode,
 		clock:              opts.Clock,
 		rand:               opts.Rand,
 		key:                make([]byte, keyBytes),
@@ -171,9 +185,10 @@ func (a *Asker) Ask(ctx context.Context, req *mcp.CallToolRequest, q Question) (
 	}
 }
 
-// ask puts the question: as a form when the client can show one, else as a code.
+// ask puts the question: as a form when the client can show one (and codes are not
+// forced), else as a code.
 func (a *Asker) ask(req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
-	if formElicitation(req.ClientCapabilities()) {
+	if !a.alwaysCode && formElicitation(req.ClientCapabilities()) {
 		state, err := a.issueState(q, fp)
 		if err != nil {
 			return Decision{}, err

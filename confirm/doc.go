@@ -57,6 +57,16 @@
 // client that cannot ask cannot write (-32021 for a 2026-07-28 client, a tool
 // error for older ones).
 //
+// # Codes only
+//
+// Some clients declare elicitation and never show the question: they decline it
+// at once, or drop it until it times out. Through them every write would be
+// declined without the user seeing why. With AlwaysCode (AVENIR_MCP_CONFIRM=code)
+// Ask never sends a form and confirms every change by code, as for a client
+// without elicitation; a request state that arrives anyway was not issued and is
+// refused. AlwaysCode and RequireElicitation contradict each other, and [New]
+// refuses the pair with [ErrContradictoryModes].
+//
 // # Sealed request state
 //
 // The go-sdk passes requestState through untouched, so Ask seals it itself:

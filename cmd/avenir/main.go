@@ -27,6 +27,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// keychain is the OS's secret store for the YNAB token; nil where there is none (and in
+	// tests that do not give one).
+	keychain keychain
 }
 
 const mainUsage = `avenir: let an AI assistant work on your YNAB plan, safely.
@@ -36,6 +39,9 @@ Usage:
   avenir demo                     watch a short session against the built-in sandbox
   avenir journal list|show        see what avenir wrote, when, and how it was confirmed
   avenir sandbox serve|reset      run the YNAB emulator on its own, or restore its sample plan
+  avenir token set|forget         keep your YNAB token in the OS keychain (read from stdin)
+  avenir config CLIENT [--write]  the configuration that makes an MCP client start avenir
+  avenir doctor                   check that serve would work here, and say what to fix
   avenir version                  print the version
 
 Run 'avenir COMMAND --help' for a command's flags.
@@ -43,7 +49,7 @@ Run 'avenir COMMAND --help' for a command's flags.
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	e := env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	e := env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, keychain: systemKeychain()}
 	err := run(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(exitCode(err, e.stderr))
@@ -84,9 +90,14 @@ func run(ctx context.Context, args []string, e env) error {
 		return runJournal(ctx, rest, e)
 	case "sandbox":
 		return runSandbox(ctx, rest, e)
+	case "token":
+		return runToken(rest, e)
+	case "config":
+		return runConfig(rest, e)
+	case "doctor":
+		return runDoctor(ctx, rest, e)
 	case "version", "--version":
-		fmt.Fprintf(e.stdout, "avenir %s\n", version)
-		return nil
+		return runVersion(rest, e)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, mainUsage)
 		return errHelp

@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
-
 // stateDir is $XDG_STATE_HOME/avenir, else ~/.local/state/avenir: where the journal and the
 // sandbox's state file live unless configured otherwise.
 func stateDir(getenv func(string) string) string {

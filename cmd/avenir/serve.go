@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
-const serveUsage = `Usage: avenir serve [--sandbox [--sample NAME]] [--log-level LEVEL]
+const serveUsage = `Usage: avenir serve [--sandbox [--sample NAME]] [--log-level LEVEL] [--http 127.0.0.1:PORT]
 
 Runs the avenir MCP server on stdin/stdout for an MCP client (Claude Desktop, Claude Code,
 VS Code, …). The client starts it; you do not run it by hand.
@@ -30,24 +29,23 @@ VS Code, …). The client starts it; you do not run it by hand.
   --sandbox          use the built-in YNAB emulator and its sample plan instead of YNAB
   --sample NAME      with --sandbox: standard (default), large or large:N (see avenir sandbox --help)
   --log-level LEVEL  debug, info, warn or error (default info); logs go to stderr
+  --http ADDRESS     serve MCP over Streamable HTTP at http://ADDRESS/mcp instead of stdio, for
+                     clients that connect to a URL (loopback only); every request needs the
+                     bearer secret printed at start, or AVENIR_MCP_HTTP_SECRET
+  --http-allow-remote  let --http listen on an address other machines can reach
 
 Environment:
-  YNAB_ACCESS_TOKEN               your YNAB personal access token (required without --sandbox)
+  YNAB_ACCESS_TOKEN               your YNAB personal access token; else YNAB_ACCESS_TOKEN_FILE,
+                                  a file holding it; else the one 'avenir token set' kept
   AVENIR_MCP_PLAN                 the default plan (id or name); else YNAB's last-used plan
   AVENIR_MCP_READ_ONLY=1          offer no write tool at all
   AVENIR_MCP_REQUIRE_ELICITATION=1  only the user's own answer in the client may confirm a write
+  AVENIR_MCP_CONFIRM=code         confirm by code even where the client declares elicitation
+                                  (for clients whose questions never show)
   AVENIR_MCP_JOURNAL              the journal file (default $XDG_STATE_HOME/avenir/journal.db)
   AVENIR_MCP_YNAB_URL             YNAB's API base URL (default https://api.ynab.com/v1)
   AVENIR_MCP_FRESHNESS            seconds a read may reuse what was read (0 to 60, default 30)
 `
-
-const noToken = `avenir serve needs a YNAB personal access token.
-
-  1. Open https://app.ynab.com/settings/developer and choose "New Token".
-  2. Give it to avenir in the environment as YNAB_ACCESS_TOKEN, in your MCP client's
-     configuration for avenir (see README.md), not on the command line.
-
-To try avenir without a YNAB account, run: avenir serve --sandbox   (or: avenir demo)`
 
 const terminalHint = `avenir serve speaks MCP on stdin/stdout: it is meant to be started by an MCP client
 (Claude Desktop, Claude Code, VS Code, …), not typed at. Add it to your client's configuration
@@ -60,6 +58,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	useSandbox := fs.Bool("sandbox", false, "use the built-in YNAB emulator")
 	sampleName := fs.String("sample", "", "with --sandbox: standard, large or large:N")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	httpOpts := addHTTPFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -69,13 +68,16 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
 	}
+	if err := httpOpts.check(); err != nil {
+		return err
+	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
 		return usagef("serve: --log-level %q: use debug, info, warn or error", *level)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 
-	token := e.getenv("YNAB_ACCESS_TOKEN")
+	var token string
 	baseURL := e.getenv("AVENIR_MCP_YNAB_URL")
 	if *useSandbox {
 		smp, state, err := sandboxSample("serve", *sampleName, "", e.getenv)
@@ -95,10 +97,15 @@ func runServe(ctx context.Context, args []string, e env) error {
 		log.Info("sandbox YNAB emulator running", "url", srv.URL, "state", state)
 	} else if *sampleName != "" {
 		return usagef("serve: --sample goes with --sandbox")
-	} else if strings.TrimSpace(token) == "" {
-		return errors.New(noToken)
+	} else {
+		var from tokenSource
+		var err error
+		if token, from, err = resolveToken(e); err != nil {
+			return err
+		}
+		log.Info("YNAB token found", "in", from.Desc)
 	}
-	if isTerminal(e.stdin) {
+	if isTerminal(e.stdin) && httpOpts.addr == "" {
 		fmt.Fprintln(e.stderr, terminalHint)
 	}
 
@@ -111,7 +118,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err // it names the file and what is wrong with it
 	}
-	asker, err := confirm.New(confirm.Options{RequireElicitation: e.getenv("AVENIR_MCP_REQUIRE_ELICITATION") == "1"})
+	copts, err := confirmOptions(e.getenv)
+	if err != nil {
+		return err
+	}
+	asker, err := confirm.New(copts)
 	if err != nil {
 		return err
 	}
@@ -126,6 +137,9 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}
 	recoverJournal(ctx, j, deps, log)
 	server := tools.NewServer(deps)
+	if httpOpts.addr != "" {
+		return serveHTTP(ctx, server, httpOpts, e, log)
+	}
 	log.Info("avenir serving MCP on stdio", "version", version, "ynab", deps.YNAB.BaseURL(), "journal", jpath, "read_only", deps.ReadOnly)
 	return serveStdio(ctx, server, e.stdin, e.stdout, log)
 }

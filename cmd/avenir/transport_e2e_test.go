@@ -104,9 +104,13 @@ func (p *proc) waitFor(ids []string, nulls int, within time.Duration) {
 	for {
 		p.mu.Lock()
 		missing := 0
+		var first []string // the first few unanswered ids, for the failure
 		for _, id := range ids {
 			if _, ok := p.answers[id]; !ok {
 				missing++
+				if len(first) < 5 {
+					first = append(first, id)
+				}
 			}
 		}
 		gotNulls := len(p.nullIDs)
@@ -120,7 +124,8 @@ func (p *proc) waitFor(ids []string, nulls int, within time.Duration) {
 			p.t.Fatalf("avenir closed stdout with %d of %d calls unanswered and %d of %d null-id errors; stderr:\n%s",
 				missing, len(ids), gotNulls, nulls, tail(p.stderr.String()))
 		case <-deadline:
-			p.t.Fatalf("%d of %d calls unanswered and %d of %d null-id errors after %v", missing, len(ids), gotNulls, nulls, within)
+			p.t.Fatalf("%d of %d calls unanswered (first ids %v) and %d of %d null-id errors after %v; stderr:\n%s",
+				missing, len(ids), first, gotNulls, nulls, within, tail(p.stderr.String()))
 		}
 	}
 }
@@ -256,8 +261,13 @@ func TestServeSurvivesMalformedAndRandomInput(t *testing.T) {
 				tool := tools[g.r.IntN(len(tools))]
 				id := strconv.Itoa(i)
 				ids, toolOf[id] = append(ids, id), tool.Name
+				args := g.arguments(tool.InputSchema)
+				if os.Getenv("AVENIR_FUZZ_SHOW") == id {
+					t.Logf("call %s: %s %.2000s", id, tool.Name, args)
+					_ = os.WriteFile(os.Getenv("AVENIR_FUZZ_SHOW_FILE"), []byte(args), 0o600)
+				}
 				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":%s}`, id,
-					e.params(`"name":"`+tool.Name+`","arguments":`+g.arguments(tool.InputSchema))))
+					e.params(`"name":"`+tool.Name+`","arguments":`+args)))
 				if i%200 == 199 { // keep the pipe from filling while avenir works through the calls
 					p.waitFor(ids[:len(ids)-100], 0, 60*time.Second)
 				}
@@ -446,11 +456,6 @@ var (
 )
 
 func (g *argGen) pick(list []string) string { return list[g.r.IntN(len(list))] }
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
 
 // arguments makes the arguments of a tool with schema s.
 func (g *argGen) arguments(s map[string]any) string {

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var updateConfigGolden = flag.Bool("update-config-golden", false, "rewrite testdata/config/*.golden")
+
+// configGolden compares got with testdata/config/NAME.golden.
+func configGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "config", name+".golden")
+	if *updateConfigGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update-config-golden to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+// configWorld is a home directory with a token kept in avenir's file, as after
+// `avenir token set` on a machine without a keychain.
+type configWorld struct {
+	home string
+	vars map[string]string
+	cmd  configCmd
+}
+
+func newConfigWorld(t *testing.T, tokenKept bool) *configWorld {
+	t.Helper()
+	home := t.TempDir()
+	w := &configWorld{
+		home: home,
+		vars: map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")},
+		cmd: configCmd{executable: "/home/you/bin/avenir", goos: "linux",
+			now: func() time.Time { return time.Date(2026, 12, 2, 18, 30, 0, 0, time.UTC) }},
+	}
+	if tokenKept {
+		if err := writeTokenFile(tokenFilePath(mapEnv(w.vars)), tokenFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// run runs `avenir config ARGS…` in w, the home directory shown as /home/you.
+func (w *configWorld) run(t *testing.T, kc keychain, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut strings.Builder
+	e := env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: mapEnv(w.vars), keychain: kc}
+	err = w.cmd.run(args, e)
+	clean := func(s string) string { return strings.ReplaceAll(s, w.home, "/home/you") }
+	return clean(out.String()), clean(errOut.String()), err
+}
+
+// TestConfigSnippets: for every client, the snippet as its documentation gives it, with the
+// token's file named and never the token.
+func TestConfigSnippets(t *testing.T) {
+	for _, c := range clients {
+		t.Run(c.id, func(t *testing.T) {
+			w := newConfigWorld(t, true)
+			out, errOut, err := w.run(t, nil, c.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(out+errOut, tokenFile) {
+				t.Fatalf("the token is in the output:\n%s", out)
+			}
+			if !strings.Contains(errOut, c.file("linux", mapEnv(w.vars))[len(w.home):]) && c.format != "claude-code" {
+				t.Errorf("stderr %q does not name the client's file", errOut)
+			}
+			configGolden(t, c.id, out)
+		})
+	}
+}
+
+func TestConfigOptions(t *testing.T) {
+	t.Run("a token in the keychain needs nothing in the entry", func(t *testing.T) {
+		w := newConfigWorld(t, false)
+		out, errOut, err := w.run(t, &fakeKeychain{secret: tokenKeychain}, "cursor")
+		if err != nil || strings.Contains(out, `"env"`) || strings.Contains(out+errOut, tokenKeychain) || strings.Contains(errOut, "Note:") {
+			t.Fatalf("%v\n%s\n%s", err, out, errOut)
+		}
+	})
+	t.Run("no token yet: the entry, and what to do first", func(t *testing.T) {
+		w := newConfigWorld(t, false)
+		out, errOut, err := w.run(t, nil, "gemini")
+		if err != nil || strings.Contains(out, `"env"`) || !strings.Contains(errOut, "Run 'avenir token set' before you start Gemini CLI") {
+			t.Fatalf("%v\n%s\n%s", err, out, errOut)
+		}
+	})
+	t.Run("a token in the shell's environment is never copied into the entry", func(t *testing.T) {
+		w := newConfigWorld(t, false)
+		w.vars["YNAB_ACCESS_TOKEN"] = tokenEnv
+		out, errOut, err := w.run(t, nil, "windsurf")
+		if err != nil || strings.Contains(out, tokenEnv) || strings.Contains(out, `"env"`) || !strings.Contains(errOut, "will not see it") {
+			t.Fatalf("%v\n%s\n%s", err, out, errOut)
+		}
+	})
+	t.Run("sandbox, code mode and a name", func(t *testing.T) {
+		w := newConfigWorld(t, true)
+		out, _, err := w.run(t, nil, "codex", "--sandbox", "--confirm", "code", "--name", "ynab-demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		configGolden(t, "codex-sandbox-code", out)
+	})
+	refusals := []struct {
+		args []string
+		want string
+	}{
+		{nil, "name a client"},
+		{[]string{"notepad"}, `unknown client "notepad"`},
+		{[]string{"cursor", "vscode"}, "one client"},
+		{[]string{"cursor", "--confirm", "always"}, "the one mode is code"},
+		{[]string{"cursor", "--name", "my server"}, "letters, digits"},
+	}
+	for _, r := range refusals {
+		t.Run("refuses "+strings.Join(r.args, " "), func(t *testing.T) {
+			_, _, err := newConfigWorld(t, false).run(t, nil, r.args...)
+			var ue *usageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), r.want) {
+				t.Fatalf("config %v: %v; want a usage error with %q", r.args, err, r.want)
+			}
+		})
+	}
+}
+
+// writeCase is a client's file before --write; the file after it is a golden file.
+type writeCase struct {
+	name   string
+	client string
+	before string // "" = no file yet
+}
+
+var writeCases = []writeCase{
+	{"claude-desktop-new", "claude-desktop", ""},
+	{"claude-desktop-merge", "claude-desktop", `{
+  "globalShortcut": "Ctrl+Space",
+  "mcpServers": {
+    "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/you/Documents"]},
+    "ynab": {"command": "/old/path/avenir", "args": ["serve"], "env": {"YNAB_ACCESS_TOKEN": "was-here-in-plain-text"}}
+  },
+  "preferences": {"quickEntryShortcut": "off"}
+}
+`},
+	{"vscode-merge", "vscode", `{
+	"inputs": [{"type": "promptString", "id": "gh", "description": "GitHub token", "password": true}],
+	"servers": {"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"}}
+}
+`},
+	{"claude-code-merge", "claude-code", `{"numStartups":42,"projects":{"/home/you/src/app":{"mcpServers":{}}},"mcpServers":{"playwright":{"type":"stdio","command":"npx","args":["@playwright/mcp@latest"],"env":{}}},"userID":"abc"}`},
+	{"cursor-empty-object", "cursor", "{}\n"},
+	{"codex-new", "codex", ""},
+	{"codex-merge", "codex", `model = "o4"
+
+# my servers
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs-mcp"]
+
+[mcp_servers.ynab]
+command = "/old/path/avenir"
+args = ["serve"]
+
+[mcp_servers.ynab.env]
+YNAB_ACCESS_TOKEN = "was-here-in-plain-text"
+
+# the last one
+[mcp_servers.zeta]
+command = "zeta"
+`},
+	{"codex-append", "codex", `model = "o4"
+[mcp_servers.docs]
+command = "npx"`},
+}
+
+func TestConfigWrite(t *testing.T) {
+	for _, tc := range writeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newConfigWorld(t, true)
+			spec, _ := findClient(tc.client)
+			path := spec.file("linux", mapEnv(w.vars))
+			if tc.before != "" {
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(tc.before), 0o640); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, _, err := w.run(t, nil, tc.client, "--write")
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			configGolden(t, "write-"+tc.name, strings.ReplaceAll(string(after), w.home, "/home/you"))
+			backup := path + ".avenir-backup-20261202-183000"
+			if tc.before == "" {
+				if _, err := os.Stat(backup); !errors.Is(err, os.ErrNotExist) || !strings.Contains(out, "Created") {
+					t.Fatalf("a new file got a backup (%v) or output %q", err, out)
+				}
+				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+					t.Fatalf("a new file has mode %v, want 0600", fi.Mode().Perm())
+				}
+			} else {
+				kept, err := os.ReadFile(backup)
+				if err != nil || string(kept) != tc.before || !strings.Contains(out, backup[len(w.home):]) {
+					t.Fatalf("backup %q (%v), output %q; want the file as it was, named", kept, err, out)
+				}
+				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+					t.Fatalf("the file's mode became %v, want it kept (0640)", fi.Mode().Perm())
+				}
+			}
+			if spec.format != "toml" {
+				var doc map[string]any
+				if err := json.Unmarshal(after, &doc); err != nil {
+					t.Fatalf("the written file is not JSON: %v", err)
+				}
+			}
+			if strings.Contains(string(after), tokenFile) {
+				t.Fatal("the token is in the client's file")
+			}
+
+			// Again: nothing changes, no second backup.
+			out, _, err = w.run(t, nil, tc.client, "--write")
+			again, _ := os.ReadFile(path)
+			if err != nil || string(again) != string(after) || !strings.Contains(out, "nothing changed") {
+				t.Fatalf("a second --write: %v, %q; want nothing changed", err, out)
+			}
+		})
+	}
+}
+
+func TestConfigWriteRefusesWhatItCannotKeep(t *testing.T) {
+	tests := []struct {
+		client, before, want string
+	}{
+		{"vscode", "{\n  // my servers\n  \"servers\": {}\n}\n", "left as it is"},
+		{"cursor", `{"mcpServers": {"a": {"command": "x"},}}`, "left as it is"},
+		{"gemini", `{"mcpServers": ["not", "an", "object"]}`, `"mcpServers" is not a JSON object`},
+		{"codex", "[mcp_servers]\nynab = { command = \"x\" }\n", "outside a [mcp_servers.ynab] table"},
+		{"codex", "mcp_servers.ynab.command = \"x\"\n", "outside a [mcp_servers.ynab] table"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.client, func(t *testing.T) {
+			w := newConfigWorld(t, true)
+			spec, _ := findClient(tt.client)
+			path := spec.file("linux", mapEnv(w.vars))
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.before), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, err := w.run(t, nil, tt.client, "--write")
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(errOut, "by hand") {
+				t.Fatalf("--write: %v, stderr %q; want a refusal with %q and the entry to add by hand", err, errOut, tt.want)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tt.before {
+				t.Fatalf("the file changed:\n%s", b)
+			}
+			if m, _ := filepath.Glob(path + ".avenir-backup-*"); len(m) != 0 {
+				t.Fatalf("backups left: %v", m)
+			}
+		})
+	}
+}
+
+// TestClientFiles: where each client keeps its configuration on each OS.
+func TestClientFiles(t *testing.T) {
+	vars := mapEnv(map[string]string{"HOME": "/Users/you", "USERPROFILE": `C:\Users\you`, "APPDATA": `C:\Users\you\AppData\Roaming`})
+	want := map[string][3]string{ // linux, darwin, windows (joined with this OS's separator)
+		"claude-desktop": {"/Users/you/.config/Claude/claude_desktop_config.json", "/Users/you/Library/Application Support/Claude/claude_desktop_config.json", `C:\Users\you\AppData\Roaming/Claude/claude_desktop_config.json`},
+		"vscode":         {"/Users/you/.config/Code/User/mcp.json", "/Users/you/Library/Application Support/Code/User/mcp.json", `C:\Users\you\AppData\Roaming/Code/User/mcp.json`},
+		"cursor":         {"/Users/you/.cursor/mcp.json", "/Users/you/.cursor/mcp.json", `C:\Users\you/.cursor/mcp.json`},
+		"codex":          {"/Users/you/.codex/config.toml", "/Users/you/.codex/config.toml", `C:\Users\you/.codex/config.toml`},
+	}
+	for id, paths := range want {
+		spec, _ := findClient(id)
+		for i, goos := range []string{"linux", "darwin", "windows"} {
+			if got := filepath.ToSlash(spec.file(goos, vars)); got != filepath.ToSlash(paths[i]) {
+				t.Errorf("%s on %s: %s, want %s", id, goos, got, paths[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Streamable HTTP for clients that connect to a URL rather than start a process. It listens on
+// loopback unless told otherwise, and guards every request three ways: the Host header must
+// name this machine (a web page that rebinds its own domain to 127.0.0.1 cannot reach it, see
+// modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices), a browser's
+// Origin must be this server's own, and the request must carry the bearer secret printed at
+// start. The secret is what keeps other local users and programs out; the first two keep out
+// web pages.
+//
+// The go-sdk serves protocol 2026-07-28 over HTTP only statelessly, while older clients need a
+// session for the server's own elicitation/create requests; so requests that announce
+// 2026-07-28 or later (Mcp-Protocol-Version) go to a stateless handler and the rest to a
+// stateful one, both in front of the same server.
+
+// httpFlags are serve's HTTP options.
+type httpFlags struct {
+	addr        string
+	allowRemote bool
+}
+
+func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
+	h := &httpFlags{}
+	fs.StringVar(&h.addr, "http", "", "serve MCP over Streamable HTTP at this address (127.0.0.1:PORT) instead of stdio")
+	fs.BoolVar(&h.allowRemote, "http-allow-remote", false, "let --http listen on an address other machines can reach")
+	return h
+}
+
+// check refuses an address other machines can reach, unless allowed: the bearer secret is the
+// only lock on it then, and it travels in plain HTTP.
+func (h *httpFlags) check() error {
+	if h.addr == "" {
+		if h.allowRemote {
+			return usagef("serve: --http-allow-remote goes with --http ADDRESS")
+		}
+		return nil
+	}
+	host, _, err := net.SplitHostPort(h.addr)
+	if err != nil {
+		return usagef("serve: --http %q: give an address and port, like 127.0.0.1:8765", h.addr)
+	}
+	if !h.allowRemote && !loopbackHost(host) {
+		return usagef("serve: --http %q is reachable from other machines; use 127.0.0.1:PORT, or add --http-allow-remote if you mean it (the bearer secret is then the only lock, over plain HTTP)", h.addr)
+	}
+	return nil
+}
+
+// httpSecretBytes is the random part of a generated bearer secret: 256 bits.
+const httpSecretBytes = 32
+
+// serveHTTP serves server over Streamable HTTP at h.addr until ctx ends. The endpoint and the
+// bearer secret go to stderr: stdout stays unused, as in stdio mode nothing but MCP may go there.
+func serveHTTP(ctx context.Context, server *mcp.Server, h *httpFlags, e env, log *slog.Logger) error {
+	secret := strings.TrimSpace(e.getenv("AVENIR_MCP_HTTP_SECRET"))
+	switch {
+	case secret == "":
+		b := make([]byte, httpSecretBytes)
+		if _, err := io.ReadFull(rand.Reader, b); err != nil {
+			return fmt.Errorf("drawing the HTTP bearer secret: %w", err)
+		}
+		secret = base64.RawURLEncoding.EncodeToString(b)
+	case len(secret) < 32:
+		return errors.New("AVENIR_MCP_HTTP_SECRET is too short to guard the server: use at least 32 random characters, or unset it for a new secret at every start")
+	}
+	ln, err := net.Listen("tcp", h.addr)
+	if err != nil {
+		return fmt.Errorf("serve --http: %w", err)
+	}
+	endpoint := "http://" + ln.Addr().String() + "/mcp"
+	srv := &http.Server{
+		Handler:           newHTTPHandler(server, ln.Addr().(*net.TCPAddr), h.allowRemote, secret, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(e.stderr, "avenir serving MCP over Streamable HTTP at %s\n", endpoint)
+	fmt.Fprintf(e.stderr, "Every request needs the header:  Authorization: Bearer %s\n", secret)
+	log.Info("avenir serving MCP over HTTP", "version", version, "endpoint", endpoint, "remote", h.allowRemote)
+
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve --http: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		_ = srv.Close() // streams still open after the grace period (a GET that waits for news)
+	}
+	return nil
+}
+
+// newHTTPHandler is the guarded MCP endpoint at /mcp for a server listening on addr.
+func newHTTPHandler(server *mcp.Server, addr *net.TCPAddr, allowRemote bool, secret string, log *slog.Logger) http.Handler {
+	getServer := func(*http.Request) *mcp.Server { return server }
+	// The guard below checks Host itself; the SDK's own check would refuse a remote address's
+	// Host when --http-allow-remote is given.
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Logger: log, SessionTimeout: 30 * time.Minute, DisableLocalhostProtection: allowRemote})
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Logger: log, Stateless: true, DisableLocalhostProtection: allowRemote})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= "2026-07-28" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+	return &httpGuard{next: mux, port: addr.Port, allowRemote: allowRemote, secret: []byte(secret), log: log}
+}
+
+// httpGuard lets a request through only with a Host naming this machine (unless remote access
+// was allowed), no foreign Origin, and the bearer secret.
+type httpGuard struct {
+	next        http.Handler
+	port        int
+	allowRemote bool
+	secret      []byte
+	log         *slog.Logger
+}
+
+func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.allowRemote && !g.localHost(r.Host) {
+		g.refuse(w, r, http.StatusForbidden, "this server answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1])")
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !g.ownOrigin(o, r.Host) {
+		g.refuse(w, r, http.StatusForbidden, "requests from web pages are not served")
+		return
+	}
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), g.secret) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="avenir"`)
+		g.refuse(w, r, http.StatusUnauthorized, "send the bearer secret avenir printed at start: Authorization: Bearer SECRET")
+		return
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+func (g *httpGuard) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+	g.log.Warn("refused an HTTP request", "status", status, "remote", r.RemoteAddr, "host", r.Host, "origin", r.Header.Get("Origin"), "why", why)
+	http.Error(w, why, status)
+}
+
+// localHost reports whether a Host header names this machine at this server's port.
+func (g *httpGuard) localHost(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	return port == fmt.Sprint(g.port) && loopbackHost(strings.Trim(host, "[]"))
+}
+
+// ownOrigin reports whether a browser's Origin is this server itself.
+func (g *httpGuard) ownOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	if g.allowRemote {
+		return u.Host == host
+	}
+	return g.localHost(u.Host)
+}
