@@ -248,7 +248,7 @@ func (s *Stdio) readLoop() {
 	for {
 		line, tooLong, err := readLine(br, s.maxLine)
 		if tooLong {
-			s.reply(rpcError{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf(
+			s.reply(rpcError{id: leadingID(line), code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf(
 				"invalid request: the line is longer than %d bytes, the most avenir reads; nothing in it was read", s.maxLine)})
 		} else if len(line) > 0 {
 			s.handleLine(line)
@@ -274,14 +274,17 @@ func (s *Stdio) readLoop() {
 }
 
 // readLine reads one line without its end ("\n" or "\r\n"). A line longer than max is skipped
-// to its end and reported as tooLong. err is io.EOF (or the read error) at the end of the input,
-// with the last line, if it had no newline, in line.
+// to its end and reported as tooLong, with its first bytes in line (up to headBytes) so that
+// its id can still be answered. err is io.EOF (or the read error) at the end of the input, with
+// the last line, if it had no newline, in line.
 func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
 			if len(line)+len(chunk) > max+2 { // room for "\r\n"
-				tooLong, line = true, nil
+				tooLong = true
+				line = append(line, chunk...)
+				line = line[:min(len(line), headBytes)]
 			} else {
 				line = append(line, chunk...)
 			}
@@ -290,7 +293,7 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 			continue
 		}
 		if tooLong {
-			return nil, true, err
+			return line, true, err
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
@@ -300,6 +303,22 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 		return line, false, err
 	}
 }
+
+// headBytes is how much of a line too long to read avenir keeps, to find the request's id.
+const headBytes = 4 << 10
+
+// leadingID is the id of a request whose line was too long to read, when the line starts with it
+// (after "jsonrpc", as clients write them): a client waiting for that id then gets its error
+// rather than nothing. An id further in cannot be found, and the error has a null id.
+func leadingID(head []byte) json.RawMessage {
+	m := leadingIDPattern.FindSubmatch(head)
+	if m == nil {
+		return nil
+	}
+	return json.RawMessage(m[1])
+}
+
+var leadingIDPattern = regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?(?:0|[1-9][0-9]{0,17})|"(?:[^"\\\x00-\x1f]|\\.){0,256}")\s*[,}]`)
 
 // handleLine answers or passes on one line.
 func (s *Stdio) handleLine(line []byte) {

@@ -209,7 +209,7 @@ func malformedLines() []struct{ line, id string } {
 		{`{"jsonrpc":"2.0","id":"m4","method":"ping"}{"jsonrpc":"2.0","id":"m5","method":"ping"}`, `"m4"`},
 		{"\x00\x00\x00", "null"}, {`{"jsonrpc":"2.0","id":"m6","method":"tools/call","params":{"name":"list_pl`, "null"},
 		{`{"jsonrpc":"2.0","id":"m7","method":"ping","params":{"_meta":{"x":` + strings.Repeat("[", 1100) + strings.Repeat("]", 1100) + `}}}`, `"m7"`},
-		{`{"jsonrpc":"2.0","id":"m8","method":"ping","params":{"x":"` + strings.Repeat("x", 16<<20) + `"}}`, "null"},
+		{`{"jsonrpc":"2.0","id":"m8","method":"ping","params":{"x":"` + strings.Repeat("x", 16<<20) + `"}}`, `"m8"`},
 		{`{"jsonrpc":"2.0","id":"m9","method":"tools/call","params":{"name":"set_category_budget","arguments":{"category":"Restaurants","amount":1,"amount":900}}}`, `"m9"`},
 		{`{"jsonrpc":"2.0","id":"m10","method":"tools/call","params":{"name":5}}`, `"m10"`},
 		{`{"jsonrpc":"2.0","id":"m11","method":"tools/call","params":[]}`, `"m11"`},
