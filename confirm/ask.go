@@ -24,8 +24,13 @@ const (
 	ModeCode   Mode = "code"   // the agent passed back a confirmation code
 )
 
-// AgentRule is the sentence the guide and every confirmed tool's description carry.
+// AgentRule is the sentence the guide carries: when an agent may pass a confirmation code back,
+// and why a code alone proves nothing.
 const AgentRule = "Pass a confirmation code back only after the user has seen the preview and agreed to it: a code proves that a preview was made, not that anyone read it."
+
+// ToolRule is AgentRule as every confirmed tool's description ends: short, because tools/list
+// is carried into every conversation, and the guide says the rest.
+const ToolRule = "Pass a code back only after the user agreed."
 
 const (
 	lifetime                   = 600 * time.Second // of a code and of a sealed state

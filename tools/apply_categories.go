@@ -13,22 +13,21 @@ import (
 )
 
 var applyCategoriesTool = mcp.Tool{
-	Name:  "apply_categories",
-	Title: "Categorise transactions",
-	Description: "Set the category of 1 to 1000 transactions in one write; those that have it already are left out, and a split " +
-		"keeps its lines' categories. Undoable." + confirmDescription,
+	Name:        "apply_categories",
+	Title:       "Categorise transactions",
+	Description: "Set the category of 1 to 1000 transactions in one write. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type applyCategoriesIn struct {
 	planArg
-	Changes []categoryChange `json:"changes" jsonschema:"1 to 1000, each transaction once"`
+	Changes []categoryChange `json:"changes"`
 	confirmArg
 }
 
 type categoryChange struct {
 	TransactionID string `json:"transaction_id"`
-	Category      string `json:"category" jsonschema:"name or id; 'Ready to Assign' for income"`
+	Category      string `json:"category" jsonschema:"'Ready to Assign' for income"`
 }
 
 // recategorisation is one element of apply_categories' subject: a transaction and the

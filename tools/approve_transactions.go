@@ -11,16 +11,15 @@ import (
 )
 
 var approveTransactionsTool = mcp.Tool{
-	Name:  "approve_transactions",
-	Title: "Approve transactions",
-	Description: "Approve 1 to 1000 transactions (those approved already are left out). Not confirmed first: it moves no money. " +
-		"Journaled and undoable.",
+	Name:        "approve_transactions",
+	Title:       "Approve transactions",
+	Description: "Approve 1 to 1000 transactions. Not confirmed first (it moves no money); journaled and undoable.",
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type approveTransactionsIn struct {
 	planArg
-	TransactionIDs []string `json:"transaction_ids" jsonschema:"1 to 1000, each once"`
+	TransactionIDs []string `json:"transaction_ids"`
 }
 
 // approval is approve_transactions' subject: the transactions it approves.

@@ -156,13 +156,11 @@ func addFields(at *argType, t reflect.Type, index []int) error {
 	return nil
 }
 
-// amountPattern is the decimal an amount string holds (surrounding space allowed); the
-// schema gives it so that a client that checks strings sends a decimal.
-const amountPattern = `^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\s*$`
-
 // schema writes the portable input schema of t: one type per property, no $ref or
-// combinators. An amount is declared a decimal string; a JSON number is accepted as well (the
-// description says so), since avenir, not the SDK, reads the arguments.
+// combinators. It is as short as it can be, since every conversation carries it: an amount is
+// declared a string (a JSON number is accepted as well, as the guide says), no pattern, and no
+// additionalProperties, since avenir, not the SDK, reads the arguments and refuses an unknown
+// one by name.
 func (t *argType) schema(desc string) *jsonschema.Schema {
 	s := &jsonschema.Schema{Description: desc}
 	switch t.kind {
@@ -173,8 +171,10 @@ func (t *argType) schema(desc string) *jsonschema.Schema {
 	case argInt:
 		s.Type = "integer"
 	case argAmount:
-		s.Type, s.Pattern = "string", amountPattern
-		s.Description = strings.TrimSpace(desc + "; a decimal, as a string or a number")
+		s.Type = "string"
+		if desc == "" {
+			s.Description = "a decimal"
+		}
 	case argPointer:
 		return t.elem.schema(desc)
 	case argSlice:
@@ -184,7 +184,6 @@ func (t *argType) schema(desc string) *jsonschema.Schema {
 		if len(t.fields) > 0 {
 			s.Properties = map[string]*jsonschema.Schema{}
 		}
-		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 		for _, f := range t.fields {
 			s.Properties[f.name] = f.t.schema(f.desc)
 			s.PropertyOrder = append(s.PropertyOrder, f.name)

@@ -12,20 +12,18 @@ import (
 )
 
 var createAccountTool = mcp.Tool{
-	Name:  "create_account",
-	Title: "Create an account",
-	Description: "Create an account with its starting balance (YNAB enters it as a 'Starting Balance' transaction dated today). The " +
-		"types YNAB's API can create: checking, savings, cash, creditCard (a negative balance is a debt), otherAsset, otherLiability. " +
-		"YNAB's API cannot delete or close an account, so this cannot be undone through avenir: only in YNAB itself." + confirmDescription,
+	Name:        "create_account",
+	Title:       "Create an account",
+	Description: "Create an account with its starting balance. Cannot be undone: YNAB's API deletes no account." + confirmDescription,
 	// Idempotent: an account of that name is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createAccountIn struct {
 	planArg
-	Name    string `json:"name" jsonschema:"the new account's name"`
+	Name    string `json:"name"`
 	Type    string `json:"type" jsonschema:"checking, savings, cash, creditCard, otherAsset or otherLiability"`
-	Balance Amount `json:"balance" jsonschema:"its balance today, e.g. 500 or \"-1200.50\" (negative for a debt)"`
+	Balance Amount `json:"balance" jsonschema:"negative for a debt"`
 	confirmArg
 }
 

@@ -16,7 +16,7 @@ import (
 var createCategoryTool = mcp.Tool{
 	Name:        "create_category",
 	Title:       "Create a category",
-	Description: "Create a category in a group. It cannot be undone: YNAB's API cannot delete or hide a category." + confirmDescription,
+	Description: "Create a category in a group. Cannot be undone: YNAB's API deletes no category." + confirmDescription,
 	// Idempotent: a category with that name in that group is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

@@ -13,17 +13,16 @@ import (
 )
 
 var createCategoryGroupTool = mcp.Tool{
-	Name:  "create_category_group",
-	Title: "Create a category group",
-	Description: "Create a category group; create_category then puts categories in it. YNAB's API cannot delete or hide a group, so this " +
-		"cannot be undone through avenir: only in YNAB itself." + confirmDescription,
+	Name:        "create_category_group",
+	Title:       "Create a category group",
+	Description: "Create a category group. Cannot be undone: YNAB's API deletes no group." + confirmDescription,
 	// Idempotent: a group of that name is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createCategoryGroupIn struct {
 	planArg
-	Name string `json:"name" jsonschema:"the new group's name (at most 50 characters)"`
+	Name string `json:"name"`
 	confirmArg
 }
 

@@ -15,26 +15,23 @@ import (
 )
 
 var createScheduledTransactionTool = mcp.Tool{
-	Name:  "create_scheduled_transaction",
-	Title: "Schedule a transaction",
-	Description: "Schedule a transaction on an open account: its first date (after today, within 5 years), how often it repeats " +
-		"(never, daily, weekly, monthly or yearly: the frequencies YNAB's API can write), the amount (negative for an outflow), the " +
-		"payee (an existing one, or a new name, which YNAB creates), and optionally a category, a memo and a flag. YNAB enters it on " +
-		"each date. undo_operation deletes it." + confirmDescription,
+	Name:        "create_scheduled_transaction",
+	Title:       "Schedule a transaction",
+	Description: "Schedule a transaction: a first date after today (within 5 years) and a frequency. Undo deletes it." + confirmDescription,
 	// Not idempotent: each call schedules another.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 }
 
 type createScheduledIn struct {
 	planArg
-	Account   string `json:"account" jsonschema:"the open account it goes on: name or id"`
-	Date      string `json:"date" jsonschema:"its first date, YYYY-MM-DD: after today, at most 5 years ahead"`
-	Frequency string `json:"frequency" jsonschema:"never (once), daily, weekly, monthly or yearly"`
-	Amount    Amount `json:"amount" jsonschema:"negative for an outflow (-45.00), positive for an inflow"`
-	Payee     string `json:"payee" jsonschema:"an existing payee (name or id; an account's transfer payee makes it a transfer), or a new name, which YNAB creates"`
-	Category  string `json:"category,omitempty" jsonschema:"name, 'Group: Name', or id; none leaves it uncategorized"`
-	Memo      string `json:"memo,omitempty" jsonschema:"at most 500 characters"`
-	Flag      string `json:"flag,omitempty" jsonschema:"red, orange, yellow, green, blue or purple; none or absent for no flag"`
+	Account   string `json:"account"`
+	Date      string `json:"date"`
+	Frequency string `json:"frequency" jsonschema:"never, daily, weekly, monthly or yearly"`
+	Amount    Amount `json:"amount" jsonschema:"negative for an outflow"`
+	Payee     string `json:"payee" jsonschema:"name, id or a new name"`
+	Category  string `json:"category,omitempty"`
+	Memo      string `json:"memo,omitempty"`
+	Flag      string `json:"flag,omitempty" jsonschema:"a YNAB flag colour"`
 	confirmArg
 }
 

@@ -18,31 +18,29 @@ import (
 )
 
 var createTransactionsTool = mcp.Tool{
-	Name:  "create_transactions",
-	Title: "Enter transactions",
-	Description: "Enter 1 to 100 transactions on one open account in one write. An amount is negative for an outflow; a payee may be " +
-		"a new name, which YNAB creates; transfer_account instead of payee makes a transfer. Calling again after a lost answer " +
-		"cannot enter them twice. Undo deletes them." + confirmDescription,
+	Name:        "create_transactions",
+	Title:       "Enter transactions",
+	Description: "Enter 1 to 100 transactions on one account; a retry after a lost answer enters none twice. Undo deletes them." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type createTransactionsIn struct {
 	planArg
 	Account      string          `json:"account"`
-	Transactions []newTxArgument `json:"transactions" jsonschema:"1 to 100 transactions"`
+	Transactions []newTxArgument `json:"transactions"`
 	Approved     *bool           `json:"approved,omitempty" jsonschema:"default true"`
 	confirmArg
 }
 
 type newTxArgument struct {
-	Date     string `json:"date" jsonschema:"YYYY-MM-DD, today or yesterday; not in the future"`
+	Date     string `json:"date"`
 	Amount   Amount `json:"amount" jsonschema:"negative for an outflow"`
-	Payee    string `json:"payee,omitempty" jsonschema:"name or id, or a new name"`
-	Transfer string `json:"transfer_account,omitempty" jsonschema:"instead of payee: the other account of a transfer"`
-	Category string `json:"category,omitempty" jsonschema:"name or id; 'Ready to Assign' for income"`
+	Payee    string `json:"payee,omitempty" jsonschema:"name, id or a new name"`
+	Transfer string `json:"transfer_account,omitempty" jsonschema:"instead of payee, for a transfer"`
+	Category string `json:"category,omitempty"`
 	Memo     string `json:"memo,omitempty"`
-	Cleared  string `json:"cleared,omitempty" jsonschema:"cleared or uncleared (default)"`
-	Flag     string `json:"flag,omitempty" jsonschema:"red, orange, yellow, green, blue or purple"`
+	Cleared  string `json:"cleared,omitempty" jsonschema:"cleared or uncleared"`
+	Flag     string `json:"flag,omitempty" jsonschema:"a YNAB flag colour"`
 }
 
 // createdOut is the result of the writes that bring transactions into YNAB.

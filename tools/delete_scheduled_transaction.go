@@ -12,17 +12,15 @@ import (
 )
 
 var deleteScheduledTransactionTool = mcp.Tool{
-	Name:  "delete_scheduled_transaction",
-	Title: "Delete a scheduled transaction",
-	Description: "Delete a scheduled transaction: YNAB no longer enters it. undo_operation schedules it again (under a new id) while its " +
-		"next date is still ahead; one that repeats in a way YNAB's API cannot write (every other week, every 3 months, …) or is a " +
-		"split cannot be scheduled again through the API, and the preview says so." + confirmDescription,
+	Name:        "delete_scheduled_transaction",
+	Title:       "Delete a scheduled transaction",
+	Description: "Delete a scheduled transaction. Undo schedules it again (new id) where YNAB's API can; the preview says." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type deleteScheduledIn struct {
 	planArg
-	ScheduledTransactionID string `json:"scheduled_transaction_id" jsonschema:"its id (list_scheduled_transactions shows them)"`
+	ScheduledTransactionID string `json:"scheduled_transaction_id"`
 	confirmArg
 }
 

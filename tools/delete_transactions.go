@@ -13,17 +13,15 @@ import (
 )
 
 var deleteTransactionsTool = mcp.Tool{
-	Name:  "delete_transactions",
-	Title: "Delete transactions",
-	Description: "Delete 1 to 100 transactions, as deleting them in YNAB does: a transfer's other side and a split's lines go with it. " +
-		"YNAB deletes one transaction per request. undo_operation enters them again with their fields, split lines and transfer, " +
-		"under new ids (YNAB keeps no deleted transaction to restore)." + confirmDescription,
+	Name:        "delete_transactions",
+	Title:       "Delete transactions",
+	Description: "Delete 1 to 100 transactions (a request each). Undo enters them again under new ids." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type deleteTransactionsIn struct {
 	planArg
-	TransactionIDs []string `json:"transaction_ids" jsonschema:"1 to 100 transaction ids, each at most once; for a transfer, one of its two sides"`
+	TransactionIDs []string `json:"transaction_ids"`
 	confirmArg
 }
 

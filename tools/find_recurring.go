@@ -15,12 +15,9 @@ import (
 )
 
 var findRecurringTool = mcp.Tool{
-	Name:  "find_recurring",
-	Title: "Find recurring payments",
-	Description: "The payees paid (or paying) on a rhythm — weekly, every other week, every 4 weeks, monthly, every other month, every 3 months, " +
-		"twice a year, yearly — allowing for weekends and amount drift, from the plan avenir already holds (no extra YNAB request): " +
-		"typical amount and range, last and next expected date, category, and whether a scheduled transaction covers it. " +
-		"Default: the last year; a yearly rhythm needs a since further back.",
+	Name:        "find_recurring",
+	Title:       "Find recurring payments",
+	Description: "Payees paid on a rhythm (weekly to yearly): typical amount, next date, category, whether scheduled. No extra request.",
 	Annotations: readOnly,
 }
 
@@ -84,7 +81,7 @@ const (
 
 type findRecurringIn struct {
 	readArg
-	Since string `json:"since,omitempty" jsonschema:"look at transactions from this date (YYYY-MM-DD, or a month for its first day); default a year ago"`
+	Since string `json:"since,omitempty" jsonschema:"default a year ago"`
 }
 
 type recurringView struct {

@@ -13,16 +13,15 @@ import (
 )
 
 var flagTransactionsTool = mcp.Tool{
-	Name:  "flag_transactions",
-	Title: "Flag transactions",
-	Description: "Set or clear the flag of 1 to 1000 transactions in one write; those that already have it are left out. " +
-		"Undoable." + confirmDescription,
+	Name:        "flag_transactions",
+	Title:       "Flag transactions",
+	Description: "Set or clear the flag of 1 to 1000 transactions in one write. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type flagTransactionsIn struct {
 	planArg
-	Flags []flagChange `json:"flags" jsonschema:"1 to 1000, each transaction once"`
+	Flags []flagChange `json:"flags"`
 	confirmArg
 }
 

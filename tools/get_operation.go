@@ -16,12 +16,12 @@ import (
 var getOperationTool = mcp.Tool{
 	Name:        "get_operation",
 	Title:       "Show one journal entry",
-	Description: "One journal entry in full: preview, changes before and after, events, whether it can be undone. Costs no YNAB request.",
+	Description: "One journal entry in full: preview, before and after, events, undo. No YNAB request.",
 	Annotations: readOnly,
 }
 
 type getOperationIn struct {
-	OperationID string `json:"operation_id" jsonschema:"from a write's result or list_operations"`
+	OperationID string `json:"operation_id"`
 }
 
 type changeView struct {

@@ -12,10 +12,9 @@ import (
 )
 
 var importTransactionsTool = mcp.Tool{
-	Name:  "import_transactions",
-	Title: "Import from the bank",
-	Description: "Ask YNAB to import from the plan's linked bank accounts now. Not confirmed first: it brings in only what the bank " +
-		"holds. Journaled; cannot be undone.",
+	Name:        "import_transactions",
+	Title:       "Import from the bank",
+	Description: "Ask YNAB to import from the plan's linked banks now. Not confirmed first; journaled; cannot be undone.",
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

@@ -11,13 +11,13 @@ import (
 var listAccountsTool = mcp.Tool{
 	Name:        "list_accounts",
 	Title:       "List accounts",
-	Description: "The plan's accounts: type, balances, last reconciled. Closed ones with include_closed.",
+	Description: "Accounts: type, balances, last reconciled.",
 	Annotations: readOnly,
 }
 
 type listAccountsIn struct {
 	readArg
-	IncludeClosed bool `json:"include_closed,omitempty" jsonschema:"also list closed accounts"`
+	IncludeClosed bool `json:"include_closed,omitempty"`
 }
 
 type accountView struct {

@@ -11,14 +11,14 @@ import (
 var listCategoriesTool = mcp.Tool{
 	Name:        "list_categories",
 	Title:       "List categories",
-	Description: "Category groups and categories for a month: assigned, activity, available, target. Hidden ones with include_hidden.",
+	Description: "Category groups and categories for a month: assigned, activity, available, target.",
 	Annotations: readOnly,
 }
 
 type listCategoriesIn struct {
 	readArg
-	Month         string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
-	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"also list hidden categories and groups"`
+	Month         string `json:"month,omitempty" jsonschema:"YYYY-MM"`
+	IncludeHidden bool   `json:"include_hidden,omitempty"`
 }
 
 type targetView struct {

@@ -14,10 +14,9 @@ import (
 )
 
 var listMoneyMovementsTool = mcp.Tool{
-	Name:  "list_money_movements",
-	Title: "List money movements",
-	Description: "The money moved between categories (and to or from Ready to Assign) in a month, as YNAB records it: " +
-		"when, how much, from, to, and by which YNAB user. Newest first. One YNAB request.",
+	Name:        "list_money_movements",
+	Title:       "List money movements",
+	Description: "Money moved between categories in a month, as YNAB records it. One YNAB request.",
 	Annotations: readOnly,
 }
 
@@ -25,7 +24,7 @@ const movementsBudget = 40000 // bytes of rows in one result
 
 type listMoneyMovementsIn struct {
 	readArg
-	Month string `json:"month,omitempty" jsonschema:"YYYY-MM, YYYY-MM-DD, current, next or previous; default current"`
+	Month string `json:"month,omitempty" jsonschema:"YYYY-MM"`
 }
 
 type moneyMovementView struct {

@@ -16,7 +16,7 @@ import (
 var listOperationsTool = mcp.Tool{
 	Name:        "list_operations",
 	Title:       "List what avenir wrote",
-	Description: "avenir's journal of writes, newest first, with each one's status and whether it can be undone. Costs no YNAB request.",
+	Description: "avenir's journal of writes, newest first, with status and undo. No YNAB request.",
 	Annotations: readOnly,
 }
 
@@ -24,7 +24,7 @@ type listOperationsIn struct {
 	PlanID string `json:"plan_id,omitempty" jsonschema:"default: every plan"`
 	Tool   string `json:"tool,omitempty"`
 	Status string `json:"status,omitempty" jsonschema:"prepared, applied, partial or failed"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"1 to 500, default 20"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"default 20"`
 }
 
 type undoView struct {

@@ -10,14 +10,14 @@ import (
 var listPayeesTool = mcp.Tool{
 	Name:        "list_payees",
 	Title:       "List payees",
-	Description: "The plan's payees (not transfer payees), or those whose name contains query. Pages of about 48 KB; next_cursor continues.",
+	Description: "Payees (not transfer payees), or those whose name contains query. Paged; next_cursor continues.",
 	Annotations: readOnly,
 }
 
 type listPayeesIn struct {
 	readArg
-	Query  string `json:"query,omitempty" jsonschema:"text in the payee's name"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous call"`
+	Query  string `json:"query,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
 }
 
 type payeeView struct {

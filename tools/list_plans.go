@@ -11,7 +11,7 @@ import (
 var listPlansTool = mcp.Tool{
 	Name:        "list_plans",
 	Title:       "List plans",
-	Description: "The YNAB plans (budgets) of this account, and which one tools use without plan_id.",
+	Description: "The YNAB plans (budgets), and which one tools use without plan_id.",
 	Annotations: readOnly,
 }
 

@@ -11,7 +11,7 @@ import (
 var listScheduledTool = mcp.Tool{
 	Name:        "list_scheduled_transactions",
 	Title:       "List scheduled transactions",
-	Description: "The plan's scheduled transactions, soonest first.",
+	Description: "Scheduled transactions, soonest first.",
 	Annotations: readOnly,
 }
 

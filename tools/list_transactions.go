@@ -17,10 +17,9 @@ import (
 )
 
 var listTransactionsTool = mcp.Tool{
-	Name:  "list_transactions",
-	Title: "List transactions",
-	Description: "Transactions, newest first, filtered by account, category, payee, dates, status, text and amount. Pages of up to " +
-		"limit rows and about 48 KB; next_cursor continues.",
+	Name:        "list_transactions",
+	Title:       "List transactions",
+	Description: "Transactions, newest first, filtered. Paged by limit and size; next_cursor continues.",
 	Annotations: readOnly,
 }
 
@@ -32,16 +31,16 @@ const (
 type listTransactionsIn struct {
 	readArg
 	Account   string `json:"account,omitempty"`
-	Category  string `json:"category,omitempty" jsonschema:"a category name or id; matches split lines too"`
+	Category  string `json:"category,omitempty" jsonschema:"matches split lines too"`
 	Payee     string `json:"payee,omitempty"`
-	Since     string `json:"since,omitempty" jsonschema:"from this date: YYYY-MM-DD, today or yesterday"`
-	Until     string `json:"until,omitempty" jsonschema:"up to this date"`
+	Since     string `json:"since,omitempty"`
+	Until     string `json:"until,omitempty"`
 	Status    string `json:"status,omitempty" jsonschema:"uncategorized, unapproved, flagged or uncleared"`
-	Text      string `json:"text,omitempty" jsonschema:"text in the payee or memo"`
-	MinAmount Amount `json:"min_amount,omitzero" jsonschema:"smallest size, outflow or inflow alike"`
-	MaxAmount Amount `json:"max_amount,omitzero" jsonschema:"largest size, outflow or inflow alike"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"1 to 500; default 100"`
-	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous call"`
+	Text      string `json:"text,omitempty" jsonschema:"in payee or memo"`
+	MinAmount Amount `json:"min_amount,omitzero" jsonschema:"size, sign ignored"`
+	MaxAmount Amount `json:"max_amount,omitzero" jsonschema:"size, sign ignored"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"default 100, at most 500"`
+	Cursor    string `json:"cursor,omitempty"`
 }
 
 type listTransactionsOut struct {

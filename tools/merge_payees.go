@@ -14,18 +14,16 @@ import (
 )
 
 var mergePayeesTool = mcp.Tool{
-	Name:  "merge_payees",
-	Title: "Merge payees",
-	Description: "Move every transaction and scheduled transaction of one or more payees to another payee, as merging payees in YNAB " +
-		"does: one PATCH for the transactions, one request per scheduled transaction. YNAB's API cannot delete a payee, so the " +
-		"merged payees stay in YNAB, unused (delete them in YNAB if you like). undo_operation moves each back." + confirmDescription,
+	Name:        "merge_payees",
+	Title:       "Merge payees",
+	Description: "Move all transactions and schedules of some payees to another; the merged ones stay, unused. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type mergePayeesIn struct {
 	planArg
-	Payees []string `json:"payees" jsonschema:"the payees merged away, 1 or more: names or ids"`
-	Into   string   `json:"into" jsonschema:"the payee that stays: name or id"`
+	Payees []string `json:"payees" jsonschema:"merged away"`
+	Into   string   `json:"into" jsonschema:"the payee that stays"`
 	confirmArg
 }
 

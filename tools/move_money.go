@@ -12,10 +12,9 @@ import (
 )
 
 var moveMoneyTool = mcp.Tool{
-	Name:  "move_money",
-	Title: "Move money between categories",
-	Description: "Move an amount assigned in a month from one category to another; Ready to Assign does not change. " +
-		"Undoable." + confirmDescription,
+	Name:        "move_money",
+	Title:       "Move money between categories",
+	Description: "Move assigned money from one category to another in a month. Undoable." + confirmDescription,
 	// Not idempotent: each call moves the amount again.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
@@ -24,8 +23,8 @@ type moveMoneyIn struct {
 	planArg
 	FromCategory string `json:"from_category"`
 	ToCategory   string `json:"to_category"`
-	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
-	Amount       Amount `json:"amount" jsonschema:"more than zero, e.g. \"30.00\""`
+	Month        string `json:"month,omitempty" jsonschema:"YYYY-MM"`
+	Amount       Amount `json:"amount" jsonschema:"more than zero"`
 	confirmArg
 }
 

@@ -7,16 +7,15 @@ import (
 )
 
 var planOverviewTool = mcp.Tool{
-	Name:  "get_plan_overview",
-	Title: "Plan overview",
-	Description: "A month at a glance: ready to assign, age of money, income, assigned, activity, overspent categories, account " +
-		"balances, uncategorized and unapproved counts.",
+	Name:        "get_plan_overview",
+	Title:       "Plan overview",
+	Description: "Best first call: a month at a glance (ready to assign, overspending, balances, what needs attention).",
 	Annotations: readOnly,
 }
 
 type planOverviewIn struct {
 	readArg
-	Month string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
+	Month string `json:"month,omitempty" jsonschema:"YYYY-MM"`
 }
 
 type overspentView struct {

@@ -13,17 +13,16 @@ import (
 )
 
 var reconcileAccountTool = mcp.Tool{
-	Name:  "reconcile_account",
-	Title: "Reconcile an account",
-	Description: "Reconcile an open account with the bank's balance, as YNAB does: an adjustment for any difference from the cleared " +
-		"balance, then the cleared transactions marked reconciled. Undoable." + confirmDescription,
+	Name:        "reconcile_account",
+	Title:       "Reconcile an account",
+	Description: "Reconcile an account with the bank's balance, adjusting any difference. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type reconcileAccountIn struct {
 	planArg
 	Account     string `json:"account"`
-	BankBalance Amount `json:"bank_balance" jsonschema:"what the bank shows today, e.g. \"1234.56\""`
+	BankBalance Amount `json:"bank_balance" jsonschema:"the bank's balance today"`
 	confirmArg
 }
 

@@ -12,18 +12,16 @@ import (
 )
 
 var renamePayeeTool = mcp.Tool{
-	Name:  "rename_payee",
-	Title: "Rename a payee",
-	Description: "Rename a payee: every transaction and scheduled transaction of it shows the new name. An account's transfer payee " +
-		"takes the account's name, and YNAB's own payees keep theirs; to put two payees' transactions under one, use merge_payees." +
-		confirmDescription,
+	Name:        "rename_payee",
+	Title:       "Rename a payee",
+	Description: "Rename a payee. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type renamePayeeIn struct {
 	planArg
-	Payee string `json:"payee" jsonschema:"the payee: name or id"`
-	Name  string `json:"name" jsonschema:"its new name (at most 500 characters)"`
+	Payee string `json:"payee"`
+	Name  string `json:"name"`
 	confirmArg
 }
 

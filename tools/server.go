@@ -95,14 +95,14 @@ func ptr[T any](v T) *T { return &v }
 
 // planArg is the plan_id argument every tool takes.
 type planArg struct {
-	PlanID string `json:"plan_id,omitempty" jsonschema:"id or name"`
+	PlanID string `json:"plan_id,omitempty"`
 }
 
 // confirmArg is the confirmation argument every confirmed tool takes (§2.3 of the confirmation
 // spec): a plain string, so that any value that is not a live code gets the spec's sentence,
 // never a schema error. The avenir:"code" tag makes args.go read any JSON value there as text.
 type confirmArg struct {
-	Confirmation string `json:"confirmation,omitempty" avenir:"code" jsonschema:"the code from confirmation_required"`
+	Confirmation string `json:"confirmation,omitempty" avenir:"code"`
 }
 
 // result is embedded in every tool's output: the plan it concerns and what the call cost.

@@ -11,18 +11,17 @@ import (
 )
 
 var setCategoryBudgetTool = mcp.Tool{
-	Name:  "set_category_budget",
-	Title: "Assign money to a category",
-	Description: "Set a category's assigned amount for a month: the new total, not an increase. Ready to Assign changes by the " +
-		"difference. Undoable." + confirmDescription,
+	Name:        "set_category_budget",
+	Title:       "Assign money to a category",
+	Description: "Set a category's assigned amount for a month: the new total. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type setCategoryBudgetIn struct {
 	planArg
 	Category string `json:"category"`
-	Month    string `json:"month,omitempty" jsonschema:"YYYY-MM, current (default), next or previous"`
-	Amount   Amount `json:"amount" jsonschema:"the new total, e.g. \"150.00\""`
+	Month    string `json:"month,omitempty" jsonschema:"YYYY-MM"`
+	Amount   Amount `json:"amount" jsonschema:"the new total"`
 	confirmArg
 }
 

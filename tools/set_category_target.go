@@ -16,21 +16,20 @@ import (
 )
 
 var setCategoryTargetTool = mcp.Tool{
-	Name:  "set_category_target",
-	Title: "Set or remove a category's target",
-	Description: "Set a category's target: amount and date (needed by then), amount and frequency (every week, month or year), " +
-		"amount alone (a new amount for its target), or remove. The preview warns when undo could not restore the old target." + confirmDescription,
+	Name:        "set_category_target",
+	Title:       "Set or remove a category's target",
+	Description: "Set a category's target (amount, with a date or a frequency) or remove it. Undoable unless the preview warns." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type setCategoryTargetIn struct {
 	planArg
 	Category         string `json:"category"`
-	Amount           Amount `json:"amount,omitzero" jsonschema:"more than zero, e.g. \"1200.00\""`
-	Date             string `json:"date,omitempty" jsonschema:"YYYY-MM-DD: needed by then"`
+	Amount           Amount `json:"amount,omitzero" jsonschema:"more than zero"`
+	Date             string `json:"date,omitempty" jsonschema:"needed by"`
 	Frequency        string `json:"frequency,omitempty" jsonschema:"monthly, weekly or yearly"`
-	NeedsWholeAmount *bool  `json:"needs_whole_amount,omitempty" jsonschema:"with frequency: true sets the whole amount aside, false refills up to it"`
-	Remove           bool   `json:"remove,omitempty" jsonschema:"true removes the target"`
+	NeedsWholeAmount *bool  `json:"needs_whole_amount,omitempty" jsonschema:"with frequency: set the whole amount aside"`
+	Remove           bool   `json:"remove,omitempty"`
 	confirmArg
 }
 

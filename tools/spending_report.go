@@ -14,12 +14,9 @@ import (
 )
 
 var spendingReportTool = mcp.Tool{
-	Name:  "spending_report",
-	Title: "Spending report",
-	Description: "Where the money went: outflow and inflow per category (or group, payee, month, account) and per month over a period, " +
-		"with the change against the period before it, from the plan avenir already holds (no extra YNAB request). " +
-		"Exact: the groups add up to the totals, the totals to the transactions. Split lines count on their own categories; " +
-		"transfers between budget accounts are left out; inflow to Ready to Assign is income. Default: the last 3 full months and this one.",
+	Name:        "spending_report",
+	Title:       "Spending report",
+	Description: "Outflow and inflow per category (or group_by) and month, against the period before; exact, no extra request. Default: the last 3 full months and this one.",
 	Annotations: readOnly,
 }
 
@@ -33,13 +30,13 @@ var groupings = []string{"category", "category_group", "payee", "month", "accoun
 
 type spendingReportIn struct {
 	readArg
-	Since    string `json:"since,omitempty" jsonschema:"first day: YYYY-MM-DD, today, yesterday, or a month (YYYY-MM, current, previous) for its first day; default: the first day of the month 3 months ago"`
-	Until    string `json:"until,omitempty" jsonschema:"last day: a date, or a month for its last day; default today"`
-	GroupBy  string `json:"group_by,omitempty" jsonschema:"category (default), category_group, payee, month or account"`
-	Account  string `json:"account,omitempty" jsonschema:"only this budget account (name or id)"`
-	Category string `json:"category,omitempty" jsonschema:"only this category (name, 'Group: Name' or id); split lines in it count, the split's other lines do not"`
-	Payee    string `json:"payee,omitempty" jsonschema:"only this payee (name or id)"`
-	Top      int    `json:"top,omitempty" jsonschema:"how many groups to list, largest outflow first, 1 to 100; the rest are summed in other; default 20 (months are all listed)"`
+	Since    string `json:"since,omitempty" jsonschema:"date or month"`
+	Until    string `json:"until,omitempty" jsonschema:"date or month"`
+	GroupBy  string `json:"group_by,omitempty" jsonschema:"category, category_group, payee, month or account"`
+	Account  string `json:"account,omitempty"`
+	Category string `json:"category,omitempty"`
+	Payee    string `json:"payee,omitempty"`
+	Top      int    `json:"top,omitempty" jsonschema:"groups listed, default 20"`
 }
 
 // spendingTotals are the figures of a whole period. Outflow and inflow are sizes (never

@@ -15,22 +15,21 @@ import (
 )
 
 var splitTransactionTool = mcp.Tool{
-	Name:  "split_transaction",
-	Title: "Split a transaction",
-	Description: "Split a transaction into 2 or more lines that add up to its amount. Cannot be undone: YNAB's API cannot change a " +
-		"split's lines." + confirmDescription,
+	Name:        "split_transaction",
+	Title:       "Split a transaction",
+	Description: "Split a transaction into lines adding up to its amount. Cannot be undone: YNAB's API cannot un-split." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type splitTransactionIn struct {
 	planArg
 	TransactionID string          `json:"transaction_id"`
-	Lines         []splitLineArgs `json:"lines" jsonschema:"2 or more, adding up to its amount"`
+	Lines         []splitLineArgs `json:"lines"`
 	confirmArg
 }
 
 type splitLineArgs struct {
-	Amount   Amount `json:"amount" jsonschema:"negative for an outflow, e.g. \"-50.00\""`
+	Amount   Amount `json:"amount" jsonschema:"negative for an outflow"`
 	Category string `json:"category"`
 	Memo     string `json:"memo,omitempty"`
 }

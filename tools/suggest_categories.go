@@ -16,12 +16,9 @@ import (
 )
 
 var suggestCategoriesTool = mcp.Tool{
-	Name:  "suggest_categories",
-	Title: "Suggest categories",
-	Description: "Up to 3 categories for each transaction, learned only from this plan's own approved transactions: " +
-		"the same payee (how often and how recently each category was chosen, similar amounts, memo words), else memo words alone. " +
-		"Each says why; no history, no suggestion. Nothing is written: pass the user's pick to apply_categories. " +
-		"Default: the uncategorized transactions, newest 100.",
+	Name:        "suggest_categories",
+	Title:       "Suggest categories",
+	Description: "Up to 3 categories per transaction from this plan's own history, each with why. Writes nothing: apply_categories takes the user's pick.",
 	Annotations: readOnly,
 }
 
@@ -34,7 +31,7 @@ const (
 
 type suggestCategoriesIn struct {
 	readArg
-	TransactionIDs []string `json:"transaction_ids,omitempty" jsonschema:"up to 100 transaction ids; default: the uncategorized transactions, newest 100"`
+	TransactionIDs []string `json:"transaction_ids,omitempty" jsonschema:"default: uncategorized ones"`
 }
 
 type categorySuggestion struct {

@@ -64,7 +64,7 @@ func TestToolSurface(t *testing.T) {
 			if !ok || c.Type != "string" || c.Pattern != "" {
 				t.Errorf("%s: confirmation must be a plain optional string, got %+v", tool.Name, c)
 			}
-			if !strings.Contains(tool.Description, confirm.AgentRule) {
+			if !strings.HasSuffix(tool.Description, confirm.ToolRule) {
 				t.Errorf("%s: the description must tell the agent when a code may be passed back", tool.Name)
 			}
 		}

@@ -16,15 +16,14 @@ import (
 )
 
 var undoOperationTool = mcp.Tool{
-	Name:  "undo_operation",
-	Title: "Undo an operation",
-	Description: "Take back a journaled operation by writing its inverse; what changed since is left alone and named. Undoing an " +
-		"undo redoes it. Creating a category, group or account, splitting and importing cannot be undone." + confirmDescription,
+	Name:        "undo_operation",
+	Title:       "Undo an operation",
+	Description: "Undo a journaled operation by writing its inverse, leaving alone what changed since. Undoing an undo redoes it." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
 type undoOperationIn struct {
-	OperationID string `json:"operation_id" jsonschema:"from a write's result or list_operations"`
+	OperationID string `json:"operation_id"`
 	confirmArg
 }
 

@@ -14,19 +14,18 @@ import (
 )
 
 var updateCategoryTool = mcp.Tool{
-	Name:  "update_category",
-	Title: "Rename a category, move it or change its note",
-	Description: "Rename a category, move it to another group, change its note, or any of them; its amounts and target stay with " +
-		"it. Undoable." + confirmDescription,
+	Name:        "update_category",
+	Title:       "Rename a category, move it or change its note",
+	Description: "Rename a category, move it to another group, or change its note. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type updateCategoryIn struct {
 	planArg
 	Category string  `json:"category"`
-	Name     *string `json:"name,omitempty" jsonschema:"at most 50 characters; absent keeps it"`
-	Group    string  `json:"group,omitempty" jsonschema:"name or id; absent keeps it"`
-	Note     *string `json:"note,omitempty" jsonschema:"\"\" removes it; absent keeps it"`
+	Name     *string `json:"name,omitempty"`
+	Group    string  `json:"group,omitempty"`
+	Note     *string `json:"note,omitempty" jsonschema:"\"\" removes it"`
 	confirmArg
 }
 

@@ -13,14 +13,14 @@ import (
 var updateCategoryGroupTool = mcp.Tool{
 	Name:        "update_category_group",
 	Title:       "Rename a category group",
-	Description: "Rename a category group; its categories stay in it." + confirmDescription,
+	Description: "Rename a category group. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type updateCategoryGroupIn struct {
 	planArg
-	Group string `json:"group" jsonschema:"the category group: name or id"`
-	Name  string `json:"name" jsonschema:"its new name (at most 50 characters)"`
+	Group string `json:"group"`
+	Name  string `json:"name"`
 	confirmArg
 }
 

@@ -14,26 +14,23 @@ import (
 )
 
 var updateScheduledTransactionTool = mcp.Tool{
-	Name:  "update_scheduled_transaction",
-	Title: "Change a scheduled transaction",
-	Description: "Change any fields of a scheduled transaction: its next date (after today, within 5 years), frequency (never, daily, " +
-		"weekly, monthly or yearly), amount, payee (an existing one, or a new name, which YNAB creates), category, memo, flag, or " +
-		"account. A field left out is not touched. YNAB's API cannot change one that repeats otherwise (every other week, every 3 " +
-		"months, …), nor a split's amount or category: those only in YNAB's apps." + confirmDescription,
+	Name:        "update_scheduled_transaction",
+	Title:       "Change a scheduled transaction",
+	Description: "Change fields of a scheduled transaction; fields left out are kept. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type updateScheduledIn struct {
 	planArg
-	ScheduledTransactionID string  `json:"scheduled_transaction_id" jsonschema:"its id (list_scheduled_transactions shows them)"`
-	Date                   string  `json:"date,omitempty" jsonschema:"its next date, YYYY-MM-DD: after today, at most 5 years ahead"`
-	Frequency              string  `json:"frequency,omitempty" jsonschema:"never (once), daily, weekly, monthly or yearly"`
-	Amount                 Amount  `json:"amount,omitzero" jsonschema:"negative for an outflow (-45.00), positive for an inflow"`
-	Payee                  string  `json:"payee,omitempty" jsonschema:"an existing payee (name or id), or a new name, which YNAB creates"`
-	Category               string  `json:"category,omitempty" jsonschema:"name, 'Group: Name', or id"`
-	Memo                   *string `json:"memo,omitempty" jsonschema:"at most 500 characters; an empty string removes the memo"`
-	Flag                   string  `json:"flag,omitempty" jsonschema:"red, orange, yellow, green, blue or purple, or none to clear the flag"`
-	Account                string  `json:"account,omitempty" jsonschema:"an open account to move it to: name or id"`
+	ScheduledTransactionID string  `json:"scheduled_transaction_id"`
+	Date                   string  `json:"date,omitempty"`
+	Frequency              string  `json:"frequency,omitempty" jsonschema:"never, daily, weekly, monthly or yearly"`
+	Amount                 Amount  `json:"amount,omitzero" jsonschema:"negative for an outflow"`
+	Payee                  string  `json:"payee,omitempty" jsonschema:"name, id or a new name"`
+	Category               string  `json:"category,omitempty"`
+	Memo                   *string `json:"memo,omitempty" jsonschema:"\"\" removes it"`
+	Flag                   string  `json:"flag,omitempty" jsonschema:"a YNAB flag colour, or none"`
+	Account                string  `json:"account,omitempty"`
 	confirmArg
 }
 

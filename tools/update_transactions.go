@@ -17,32 +17,29 @@ import (
 )
 
 var updateTransactionsTool = mcp.Tool{
-	Name:  "update_transactions",
-	Title: "Change transactions",
-	Description: "Change any fields of 1 to 1000 existing transactions in one write: date, amount, payee (an existing one, or a new " +
-		"name, which YNAB creates), memo, cleared (cleared or uncleared), approved, flag, category, or account (moves it). A field " +
-		"left out is not touched. A split's date, amount and category cannot change (YNAB ignores them), nor can a transfer's payee " +
-		"or account." + confirmDescription,
+	Name:        "update_transactions",
+	Title:       "Change transactions",
+	Description: "Change fields of 1 to 1000 transactions in one write; fields left out are kept. Undoable." + confirmDescription,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type updateTransactionsIn struct {
 	planArg
-	Changes []txUpdate `json:"changes" jsonschema:"1 to 1000 changes, each transaction at most once"`
+	Changes []txUpdate `json:"changes"`
 	confirmArg
 }
 
 type txUpdate struct {
-	TransactionID string  `json:"transaction_id" jsonschema:"the transaction's id (list_transactions shows them)"`
-	Date          string  `json:"date,omitempty" jsonschema:"YYYY-MM-DD, today or yesterday; not in the future, at most 5 years ago"`
-	Amount        Amount  `json:"amount,omitzero" jsonschema:"negative for an outflow (-12.50), positive for an inflow"`
-	Payee         string  `json:"payee,omitempty" jsonschema:"an existing payee (name or id), or a new name, which YNAB creates"`
-	Memo          *string `json:"memo,omitempty" jsonschema:"at most 500 characters; an empty string removes the memo"`
+	TransactionID string  `json:"transaction_id"`
+	Date          string  `json:"date,omitempty"`
+	Amount        Amount  `json:"amount,omitzero" jsonschema:"negative for an outflow"`
+	Payee         string  `json:"payee,omitempty" jsonschema:"name, id or a new name"`
+	Memo          *string `json:"memo,omitempty" jsonschema:"\"\" removes it"`
 	Cleared       string  `json:"cleared,omitempty" jsonschema:"cleared or uncleared"`
-	Approved      *bool   `json:"approved,omitempty" jsonschema:"true to approve, false to unapprove"`
-	Flag          string  `json:"flag,omitempty" jsonschema:"red, orange, yellow, green, blue or purple, or none to clear the flag"`
-	Category      string  `json:"category,omitempty" jsonschema:"name, 'Group: Name', or id; 'Inflow: Ready to Assign' for income"`
-	Account       string  `json:"account,omitempty" jsonschema:"an open account to move the transaction to: name or id"`
+	Approved      *bool   `json:"approved,omitempty"`
+	Flag          string  `json:"flag,omitempty" jsonschema:"a YNAB flag colour, or none"`
+	Category      string  `json:"category,omitempty"`
+	Account       string  `json:"account,omitempty" jsonschema:"moves it there"`
 }
 
 // txEdit is one element of update_transactions' subject: a transaction and the fields it has

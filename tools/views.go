@@ -24,7 +24,7 @@ func currency(p *ynab.Plan) *ynab.CurrencyFormat { return p.CurrencyFormat }
 // readArg is what every read of the plan takes besides its own arguments.
 type readArg struct {
 	planArg
-	Fresh bool `json:"fresh,omitempty" jsonschema:"ask YNAB for changes first"`
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // freshness is how current the plan read for a call that shows figures YNAB derives

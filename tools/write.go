@@ -90,7 +90,7 @@ type writeOut struct {
 }
 
 // confirmDescription ends every confirmed tool's description.
-var confirmDescription = " Confirmed by the user first. " + confirm.AgentRule
+var confirmDescription = " " + confirm.ToolRule
 
 // confirmAndApply takes a write through confirmation, the journal and YNAB. planRef is the
 // plan_id argument; args are the tool's arguments without `confirmation`; code is the
