@@ -97,8 +97,7 @@ type Outcome struct {
 	Note    string `json:"note,omitempty"`
 	// Error says why what is not applied was not: YNAB's refusal or the failure.
 	Error string `json:"error,omitempty"`
-	// ReadBack says the outcome was learnt by reading YNAB, because its answer was lost: the
-	// caller may not have heard it, so an identical retry is looked for.
+	// ReadBack says the outcome was learnt by reading YNAB, because its answer was lost.
 	ReadBack bool `json:"read_back,omitempty"`
 }
 
@@ -125,6 +124,7 @@ type Operation struct {
 	UndoneBy        string          `json:"undone_by,omitempty"`
 	KnowledgeBefore int64           `json:"knowledge_before,omitempty"`
 	ReadBack        bool            `json:"read_back,omitempty"`
+	Answered        bool            `json:"answered,omitempty"`
 	Events          []Event         `json:"events"`
 }
 
@@ -145,6 +145,7 @@ const (
 	eventFailed    = "failed"    // data: failure
 	eventRecovered = "recovered" // data: recovery
 	eventUndone    = "undone"    // data: undoLink
+	eventAnswered  = "answered"  // data: null; the outcome's answer reached the client
 )
 
 // failure is the data of a "failed" event.
@@ -257,6 +258,11 @@ func (op *Operation) apply(ev Event) error {
 			return err
 		}
 		op.UndoneBy = l.By
+	case eventAnswered:
+		if op.Status == StatusPrepared {
+			return fmt.Errorf("operation %s: answered before its outcome was recorded", ev.Operation)
+		}
+		op.Answered = true
 	default:
 		return fmt.Errorf("event %s has type %q, which this avenir does not know", ev.ID, ev.Type)
 	}

@@ -56,6 +56,29 @@ func (j *Journal) Failed(id string, reason string, requests int) (Operation, err
 	return j.settle(id, eventFailed, failure{Error: reason, Requests: requests})
 }
 
+// Answered records that the answer telling the outcome of operation id reached the client.
+// Until it is recorded, the client may not know the operation happened, so an identical call
+// is taken for a retry of it (a create then enters nothing twice); after it, an identical call
+// is a new one. Recording it again changes nothing.
+func (j *Journal) Answered(id string) error {
+	key, err := parseID(id)
+	if err != nil {
+		return err
+	}
+	err = j.update(func(tx *bbolt.Tx) error {
+		op, err := readOp(tx, key)
+		if err != nil || op.Answered {
+			return err
+		}
+		_, err = j.appendEvent(tx, key, eventAnswered, nil)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording that operation %s was answered: %w", id, err)
+	}
+	return nil
+}
+
 // settle appends the event that ends the prepared operation id in its own transaction.
 func (j *Journal) settle(id, typ string, data any) (Operation, error) {
 	key, err := parseID(id)

@@ -362,3 +362,29 @@ func TestIDsFollowCommitsWhenTheClockGoesBack(t *testing.T) {
 		}
 	}
 }
+
+// Answered is recorded once, only after the outcome, and survives a reopen: it is how a retry
+// is told from a new call.
+func TestAnswered(t *testing.T) {
+	j, path := openTest(t)
+	op := mustPrepare(t, j, testDraft("plan-1", "create_transactions"))
+	if err := j.Answered(op.ID); err == nil {
+		t.Fatal("a prepared operation was recorded as answered")
+	}
+	mustApplied(t, j, op.ID, Outcome{Requests: 1})
+	for range 2 {
+		if err := j.Answered(op.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, err := Open(path, testOptions()) // a new process's view
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := j.Get(op.ID)
+	if err != nil || !got.Answered || got.Status != StatusApplied || len(got.Events) != 3 {
+		t.Fatalf("after Answered twice: answered %v, %s, %d events, %v; want answered, applied, 3 events", got.Answered, got.Status, len(got.Events), err)
+	}
+	wantErr(t, j.Answered("01JD3Q6V5G8Y2ZQ4M7N9P0R1ST"), ErrNotFound)
+}

@@ -176,8 +176,10 @@ func sentMatches(sent json.RawMessage, t *ynab.Transaction) bool {
 }
 
 // enteredBefore looks for an earlier attempt at the same create (the same tool and subject on
-// the same plan, in the last day) whose caller may not have heard how it ended: it is still
-// prepared, was settled at a restart, or was settled by reading YNAB after a lost answer. The
+// the same plan, in the last day) whose caller may not have heard how it ended: its answer was
+// never written to the client (it is still prepared, was settled at a restart, ended in an
+// error, or avenir stopped before answering), or it was settled by reading YNAB after YNAB's
+// answer was lost. The
 // changes of cs that such an attempt entered, and that YNAB still holds as entered, are marked
 // as entered by it: this operation does not enter them again and does not own them. An attempt
 // still prepared is settled first, by reading YNAB (the caller holds the plan's lock, so no
@@ -203,8 +205,8 @@ func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string,
 				return err
 			}
 		}
-		if !op.ReadBack {
-			continue
+		if op.Answered && !op.ReadBack {
+			continue // the caller heard YNAB's answer: an identical call now is a new one
 		}
 		for _, prior := range op.Changes {
 			if prior.Kind != kindNewTx || prior.Outcome != journal.OutcomeApplied || prior.EnteredBy != "" {

@@ -75,13 +75,14 @@ func (e *testEnv) questions() []string {
 }
 
 type envOptions struct {
-	kind               clientKind
-	noMRTRDriver       bool // the client returns input_required results instead of answering them itself
-	readOnly           bool
-	requireElicitation bool
-	clock              func() time.Time // confirm's clock
-	maxAge             time.Duration    // the YNAB client's cache age (0: its default of 5 s)
-	token              string
+	kind                clientKind
+	noMRTRDriver        bool // the client returns input_required results instead of answering them itself
+	readOnly            bool
+	requireElicitation  bool
+	clock               func() time.Time // confirm's clock
+	maxAge              time.Duration    // the YNAB client's cache age (0: its default of 5 s)
+	token               string
+	answeredByTransport bool // as on stdio: no write counts as answered unless a test says so
 }
 
 func newEnv(t testing.TB, o envOptions) *testEnv {
@@ -107,7 +108,8 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 		t.Fatal(err)
 	}
 	server := NewServer(Deps{YNAB: e.client, Confirm: asker, Journal: j, ReadOnly: o.readOnly,
-		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test"})
+		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test",
+		AnsweredByTransport: o.answeredByTransport})
 	e.session = e.connect(server, o.kind, o.noMRTRDriver)
 	return e
 }

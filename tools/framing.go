@@ -38,12 +38,14 @@ import (
 //
 // A write to the client that fails (the client closed its end) is logged once and counts as
 // the end of the session; it does not cancel the calls in flight, so that a confirmed write
-// still reaches its journaled outcome.
+// still reaches its journaled outcome. A write's answer that was written is reported
+// ([StdioOptions].Answered), so the journal can tell a retry from a new call.
 type Stdio struct {
-	r       io.Reader
-	w       io.Writer
-	log     *slog.Logger
-	maxLine int
+	r        io.Reader
+	w        io.Writer
+	log      *slog.Logger
+	maxLine  int
+	answered func(operationID string)
 
 	wmu    sync.Mutex // one line at a time on w
 	broken bool       // w failed; nothing more is written (guarded by wmu)
@@ -68,6 +70,9 @@ type Stdio struct {
 type StdioOptions struct {
 	MaxLine int // the longest line read, in bytes; default [DefaultMaxLine]
 	Logger  *slog.Logger
+	// Answered, if set, is called with the operation_id of a write's result once the answer
+	// carrying it is written: the journal then knows the client heard the outcome ([Answered]).
+	Answered func(operationID string)
 }
 
 // DefaultMaxLine is the longest line [Stdio] reads: the SDK's own limit (16 MiB), so nothing a
@@ -83,7 +88,7 @@ func NewStdio(r io.Reader, w io.Writer, o StdioOptions) *Stdio {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Stdio{
-		r: r, w: w, log: o.Logger, maxLine: o.MaxLine,
+		r: r, w: w, log: o.Logger, maxLine: o.MaxLine, answered: o.Answered,
 		incoming: make(chan jsonrpc.Message),
 		ended:    make(chan struct{}),
 		closed:   make(chan struct{}),
@@ -188,8 +193,13 @@ func (s *Stdio) Write(ctx context.Context, msg jsonrpc.Message) error {
 		s.writing++
 		s.mu.Unlock()
 	}
-	s.writeLine(data)
+	written := s.writeLine(data)
 	if answer {
+		if written && s.answered != nil {
+			if id := resultOperation(resp.Result); id != "" {
+				s.answered(id)
+			}
+		}
 		s.mu.Lock()
 		s.writing--
 		s.checkIdle()
@@ -200,17 +210,35 @@ func (s *Stdio) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // writeLine writes data and a newline. A failed write is logged once and ends the session
 // (see [Stdio]); it is not reported to the SDK, which would cancel every call in flight.
-func (s *Stdio) writeLine(data []byte) {
+func (s *Stdio) writeLine(data []byte) (written bool) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.broken {
-		return
+		return false
 	}
 	if _, err := s.w.Write(append(data, '\n')); err != nil {
 		s.broken = true
 		s.log.Warn("the client no longer reads avenir's answers; finishing the calls in flight", "err", err)
 		s.end()
+		return false
 	}
+	return true
+}
+
+// resultOperation is the operation_id of a tool result's structured content, or "".
+func resultOperation(result json.RawMessage) string {
+	if !bytes.Contains(result, []byte(`"operation_id"`)) {
+		return ""
+	}
+	var r struct {
+		StructuredContent struct {
+			OperationID string `json:"operation_id"`
+		} `json:"structuredContent"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	return r.StructuredContent.OperationID
 }
 
 // Close implements [mcp.Connection]: after it, Read reports the end of the input.

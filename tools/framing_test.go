@@ -32,8 +32,9 @@ type rawSession struct {
 }
 
 type rawOptions struct {
-	maxLine int
-	stdout  io.Writer // default: a pipe read into answers
+	maxLine  int
+	stdout   io.Writer       // default: a pipe read into answers
+	answered func(id string) // StdioOptions.Answered
 }
 
 func newRawSession(t *testing.T, o rawOptions) *rawSession {
@@ -46,7 +47,7 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 	if o.stdout != nil {
 		stdout = o.stdout
 	}
-	r.stdio = NewStdio(inR, stdout, StdioOptions{MaxLine: o.maxLine})
+	r.stdio = NewStdio(inR, stdout, StdioOptions{MaxLine: o.maxLine, Answered: o.answered})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "framing-test", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -59,6 +60,15 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 			r.ctxErrs = append(r.ctxErrs, ctx.Err())
 			r.mu.Unlock()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "write", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				ID string `json:"id"`
+			}
+			json.Unmarshal(req.Params.Arguments, &args)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "applied"}},
+				StructuredContent: map[string]any{"status": "applied", "operation_id": args.ID}}, nil
 		})
 	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -387,6 +397,51 @@ func TestStdioBrokenWriterEndsTheSessionWithoutCancelling(t *testing.T) {
 	defer r.mu.Unlock()
 	if len(r.ctxErrs) != 1 || r.ctxErrs[0] != nil {
 		t.Fatalf("the call in flight saw its context end: %v", r.ctxErrs)
+	}
+}
+
+// A write's answer, once written, is reported with its operation id, so the journal knows the
+// client heard it; an answer that could not be written, or that carries no operation, is not.
+func TestStdioReportsWrittenAnswers(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("broken %v", broken), func(t *testing.T) {
+			got := make(chan string, 10)
+			o := rawOptions{answered: func(id string) { got <- id }}
+			if broken {
+				o.stdout = &failingWriter{n: 1} // the initialize answer, then nothing
+			}
+			r := newRawSession(t, o)
+			r.send(initialize1125)
+			if !broken {
+				r.next()
+			}
+			r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}`)
+			<-r.waiting
+			close(r.release)
+			r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"id":"01OP"}}}`)
+			if !broken {
+				for range 2 {
+					r.next()
+				}
+				select {
+				case id := <-got:
+					if id != "01OP" {
+						t.Fatalf("answered %q, want 01OP", id)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("the written answer of a write was not reported")
+				}
+			}
+			r.stdin.Close()
+			<-r.stdio.Ended()
+			r.stdio.Shutdown(5 * time.Second) // waits for answers being written and reported
+			select {
+			case id := <-got:
+				t.Fatalf("answered %q as well", id)
+			default:
+			}
+		})
 	}
 }
 

@@ -38,6 +38,10 @@ type Deps struct {
 	Now         func() time.Time
 	Logger      *slog.Logger
 	Version     string
+	// AnsweredByTransport says the transport records that a write's answer reached the client
+	// ([StdioOptions].Answered), after writing it. Without it, a write counts as answered when
+	// its handler returns.
+	AnsweredByTransport bool
 }
 
 // handlers carries the dependencies of every tool handler.
@@ -172,6 +176,9 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		if c, ok := any(&o).(costed); ok {
 			c.setRequests(counter.N())
 		}
+		if a, ok := any(&o).(interface{ answeredOp() string }); ok && err == nil && !h.AnsweredByTransport {
+			h.answered(a.answeredOp())
+		}
 		var wire *jsonrpc.Error
 		switch {
 		case errors.As(err, &wire):
@@ -187,6 +194,25 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		}
 		return withOutput(res, o, resolved, t.Name, h.log)
 	})
+}
+
+// answered records that the outcome of operation id is told to the client (see
+// [journal.Journal.Answered]); "" is no operation. A failure to record it is logged: at worst an
+// identical call is then taken for a retry.
+func (h *handlers) answered(id string) {
+	if id == "" {
+		return
+	}
+	if err := h.Journal.Answered(id); err != nil {
+		h.log.Warn("the journal did not record that a write was answered", "operation", id, "err", err)
+	}
+}
+
+// Answered is what a transport calls once the answer telling operation id's outcome is written
+// to the client (see [Deps].AnsweredByTransport).
+func Answered(j *journal.Journal, log *slog.Logger) func(id string) {
+	h := &handlers{Deps: Deps{Journal: j}, log: log}
+	return h.answered
 }
 
 // goInternals matches what Go, not a person, would write: reflection, %v dumps of maps and

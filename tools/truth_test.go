@@ -475,3 +475,53 @@ func TestTruthIdenticalRetryOfCreate(t *testing.T) {
 		})
 	}
 }
+
+// A create whose outcome was journaled but never reached the client (avenir was killed between
+// the two) is retried by the client with the same arguments: the retry enters nothing twice.
+// Once the outcome was answered, the same arguments are a new call that enters them again.
+func TestTruthRetryOfAnUnansweredCreate(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit, answeredByTransport: true})
+	var first createdOut
+	e.ok("create_transactions", createsTruthArgs, &first)
+	e.ok("create_transactions", withArg(createsTruthArgs, "confirmation", first.Confirmation), &first)
+	if first.Status != "applied" {
+		t.Fatalf("first create = %+v, want applied", first)
+	}
+	if op, _ := e.journal.Get(first.OperationID); op.Answered {
+		t.Fatal("the journal says the first create was answered; only the transport may say so")
+	}
+
+	var preview createdOut
+	e.ok("create_transactions", createsTruthArgs, &preview)
+	if !strings.Contains(preview.Preview, "2 of these are already in YNAB") {
+		t.Errorf("the retry's preview does not say what is already in YNAB:\n%s", preview.Preview)
+	}
+	e.sb.ResetCounts()
+	var retried createdOut
+	e.ok("create_transactions", withArg(createsTruthArgs, "confirmation", preview.Confirmation), &retried)
+	if retried.Status != "applied" || e.writes() != 0 {
+		t.Fatalf("retry = %+v with %d write(s); want applied without writing", retried, e.writes())
+	}
+	for _, memo := range []string{"truth 1", "truth 2"} {
+		if n := len(truthLive(e, memo)); n != 1 {
+			t.Errorf("YNAB holds %d transaction(s) with the memo %q after the retry; want 1", n, memo)
+		}
+	}
+
+	for _, id := range []string{first.OperationID, retried.OperationID} {
+		if err := e.journal.Answered(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.ok("create_transactions", createsTruthArgs, &preview)
+	if strings.Contains(preview.Preview, "already in YNAB") {
+		t.Errorf("a call after the answer was heard is taken for a retry:\n%s", preview.Preview)
+	}
+	var again createdOut
+	e.ok("create_transactions", withArg(createsTruthArgs, "confirmation", preview.Confirmation), &again)
+	for _, memo := range []string{"truth 1", "truth 2"} {
+		if n := len(truthLive(e, memo)); n != 2 {
+			t.Errorf("YNAB holds %d transaction(s) with the memo %q after a new identical create; want 2", n, memo)
+		}
+	}
+}

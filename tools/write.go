@@ -89,6 +89,14 @@ type writeOut struct {
 	Message          string `json:"message,omitempty" jsonschema:"what happened and what to do next"`
 }
 
+// answeredOp is the operation whose outcome this result tells the client, if any.
+func (o *writeOut) answeredOp() string {
+	if o.Status != "applied" {
+		return ""
+	}
+	return o.OperationID
+}
+
 // confirmDescription ends every confirmed tool's description.
 var confirmDescription = " " + confirm.ToolRule
 

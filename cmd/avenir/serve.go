@@ -136,12 +136,13 @@ func runServe(ctx context.Context, args []string, e env) error {
 		Version:     version,
 	}
 	recoverJournal(ctx, j, deps, log)
-	server := tools.NewServer(deps)
 	if httpOpts.addr != "" {
-		return serveHTTP(ctx, server, httpOpts, e, log)
+		return serveHTTP(ctx, tools.NewServer(deps), httpOpts, e, log)
 	}
+	deps.AnsweredByTransport = true
+	server := tools.NewServer(deps)
 	log.Info("avenir serving MCP on stdio", "version", version, "ynab", deps.YNAB.BaseURL(), "journal", jpath, "read_only", deps.ReadOnly)
-	return serveStdio(ctx, server, e.stdin, e.stdout, log)
+	return serveStdio(ctx, server, e.stdin, e.stdout, tools.Answered(j, log), log)
 }
 
 // drainTimeout bounds how long avenir, asked to stop, waits for the calls in flight: long
@@ -154,11 +155,11 @@ const drainTimeout = 45 * time.Second
 // flight finish (a confirmed write journals its outcome and is answered while stdout takes it),
 // and returns nil: a stop is not a failure. Calls still running after drainTimeout are cancelled;
 // a write cut off that way stays prepared in the journal and is resolved at the next start.
-func serveStdio(ctx context.Context, server *mcp.Server, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+func serveStdio(ctx context.Context, server *mcp.Server, stdin io.Reader, stdout io.Writer, answered func(string), log *slog.Logger) error {
 	// A write to a closed stdout must fail (EPIPE) rather than kill the process with SIGPIPE
 	// while a write is in flight.
 	ignoreSIGPIPE()
-	conn := tools.NewStdio(stdin, stdout, tools.StdioOptions{Logger: log})
+	conn := tools.NewStdio(stdin, stdout, tools.StdioOptions{Logger: log, Answered: answered})
 	// The session's context is not ctx: a signal must not cancel the calls in flight.
 	ss, err := server.Connect(context.WithoutCancel(ctx), conn, nil)
 	if err != nil {
