@@ -28,11 +28,12 @@ type wrCase struct {
 
 // wrKinds are the kinds of client every write is tried through: protocol 2026-07-28 with
 // elicitation (an input-required round trip), an older protocol with elicitation (asked during
-// the call), and a client without elicitation (a code).
+// the call), a client without elicitation (a code), and a headless one that dismisses the
+// question (a code too).
 var wrKinds = []struct {
 	kind clientKind
 	via  string
-}{{modernYes, "mrtr"}, {legacy1125, "elicit"}, {noElicit, "code"}}
+}{{modernYes, "mrtr"}, {legacy1125, "elicit"}, {noElicit, "code"}, {headless, "code"}}
 
 // wrAcrossClients applies c through each kind of client on a fresh sample: the person sees the
 // preview's first line, the applying call costs exactly one fresh read and c.writes (the
