@@ -27,8 +27,10 @@ func (e *testEnv) comparable() string {
 	for _, a := range m["accounts"].([]any) {
 		delete(a.(map[string]any), "last_reconciled_at")
 	}
-	parents := map[string]string{} // transaction id → its content, for its split lines
-	for _, key := range []string{"transactions", "subtransactions"} {
+	// Transactions and scheduled transactions are compared without their ids: an undo of a
+	// delete and a redo of a create enter them again under new ones.
+	parents := map[string]string{} // (scheduled) transaction id → its content, for its split lines
+	for _, key := range []string{"transactions", "subtransactions", "scheduled_transactions", "scheduled_subtransactions"} {
 		rows, _ := m[key].([]any)
 		out := make([]string, 0, len(rows))
 		for _, r := range rows {
@@ -37,8 +39,10 @@ func (e *testEnv) comparable() string {
 			for _, f := range []string{"id", "import_id", "transfer_transaction_id", "matched_transaction_id"} {
 				delete(row, f)
 			}
-			if parent, ok := row["transaction_id"].(string); ok {
-				row["transaction_id"] = parents[parent]
+			for _, f := range []string{"transaction_id", "scheduled_transaction_id"} {
+				if parent, ok := row[f].(string); ok {
+					row[f] = parents[parent]
+				}
 			}
 			c, _ := json.Marshal(row)
 			parents[id] = string(c)
@@ -79,6 +83,10 @@ func undoableWrites(e *testEnv) map[string]map[string]any {
 			cleared = a.ClearedBalanceMilliunits
 		}
 	}
+	netflix := "none" // deleted or not: the call is then refused, and a random run skips it
+	if s, ok := schedListed(e, "Netflix"); ok {
+		netflix = s.ID
+	}
 	return map[string]map[string]any{
 		"apply_categories": {"changes": []map[string]any{
 			{"transaction_id": uncategorized[0], "category": "Boodschappen"},
@@ -93,6 +101,13 @@ func undoableWrites(e *testEnv) map[string]map[string]any {
 		"create_transactions": {"account": "Betaalrekening", "transactions": []map[string]any{
 			{"date": "today", "amount": "-12.50", "payee": "Market", "category": "Boodschappen", "memo": "brood"}}},
 		"reconcile_account": {"account": "Betaalrekening", "bank_balance": FormatPlain(cleared+10000, 2)},
+		"update_transactions": {"changes": []map[string]any{
+			{"transaction_id": plain[0], "memo": "contant", "amount": "-1.23", "date": "yesterday"}}},
+		"rename_payee":                 renamePayeeArgs(e),
+		"merge_payees":                 {"payees": []string{"Kruidvat"}, "into": "Albert Heijn"},
+		"update_category_group":        renameGroupArgs(e),
+		"create_scheduled_transaction": scheduleArgs("Albert Heijn")(e), // an existing payee: YNAB keeps a new one after the undo,
+		"update_scheduled_transaction": {"scheduled_transaction_id": netflix, "amount": "-15.99", "flag": "blue"},
 	}
 }
 
@@ -136,13 +151,13 @@ func TestEachUndoableKindRoundTrips(t *testing.T) {
 // A random sequence of undoable writes, then each undone newest first, gives back the plan it
 // started from.
 func TestRandomWritesUndoneNewestFirst(t *testing.T) {
-	for seed := range uint64(2) {
+	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			e := newEnv(t, envOptions{kind: noElicit})
 			start := e.comparable()
 			rng := rand.New(rand.NewPCG(seed, 11))
 			var done []string
-			for range 6 {
+			for range 8 {
 				writes := undoableWrites(e)
 				names := make([]string, 0, len(writes))
 				for n := range writes {
