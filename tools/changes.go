@@ -68,6 +68,10 @@ func (h *handlers) byChanges(w *write) (*write, error) {
 // applyOne writes one change of a kind YNAB writes one at a time, and marks it applied (with
 // the id YNAB gave a created thing). Transaction edits and creations are not its business.
 func (h *handlers) applyOne(ctx context.Context, p *ynab.Plan, ch *journal.Change) error {
+	if ch.EnteredBy != "" { // an earlier identical call created it: it is in YNAB already
+		ch.Outcome = journal.OutcomeApplied
+		return nil
+	}
 	var err error
 	switch ch.Kind {
 	case kindMonthCategory:

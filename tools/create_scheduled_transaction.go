@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -121,15 +122,41 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 		if len(details) > 0 {
 			w.lines = []string{strings.Join(details, ", ")}
 		}
+		same := func(op journal.Operation) bool {
+			var prior scheduleSubject
+			return json.Unmarshal(op.Subject, &prior) == nil && prior.retryKey(p) == s.retryKey(p)
+		}
+		if err := h.enteredBefore(ctx, p, w.tool, same, w.changes); err != nil {
+			return nil, err
+		}
+		if by := w.changes[0].EnteredBy; by != "" {
+			w.notes = append(w.notes, "It is already in YNAB: an earlier identical call ("+by+") scheduled it, and its answer never came back. It will not be scheduled twice.")
+		}
 		return h.byChanges(w)
 	}
 	args := in
 	args.Confirmation = ""
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
-	if id := h.createdIDOf(out); id != "" {
-		out.Message = fmt.Sprintf("Scheduled (id %s); list_scheduled_transactions shows it.", id)
+	if out.Status == "applied" {
+		if op, jerr := h.Journal.Get(out.OperationID); jerr == nil && len(op.Changes) == 1 {
+			out.Message = fmt.Sprintf("Scheduled (id %s); list_scheduled_transactions shows it.", op.Changes[0].ID)
+			if by := op.Changes[0].EnteredBy; by != "" {
+				out.Message = fmt.Sprintf("Already scheduled (id %s) by operation %s, whose answer never came back; nothing was scheduled twice.", op.Changes[0].ID, by)
+			}
+		}
 	}
 	return res, out, err
+}
+
+// retryKey is s with its payee by name, as an identical call after the first created the payee
+// names it: an existing payee then.
+func (s scheduleSubject) retryKey(p *ynab.Plan) scheduleSubject {
+	name := s.PayeeName
+	if s.PayeeID != "" {
+		name = payeeName(p, &s.PayeeID)
+	}
+	s.PayeeID, s.PayeeName = "", strings.ToLower(strings.TrimSpace(name))
+	return s
 }
 
 // frequencyArg reads a frequency YNAB's API can write. The others YNAB has (every other week,

@@ -209,15 +209,11 @@ func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string,
 			continue // the caller heard YNAB's answer: an identical call now is a new one
 		}
 		for _, prior := range op.Changes {
-			if prior.Kind != kindNewTx || prior.Outcome != journal.OutcomeApplied || prior.EnteredBy != "" {
-				continue
-			}
-			t, ok := p.Transaction(prior.ID)
-			if !ok || t.Deleted {
+			if prior.Outcome != journal.OutcomeApplied || prior.EnteredBy != "" || !stillEntered(p, prior) {
 				continue
 			}
 			for i := range cs {
-				if cs[i].EnteredBy == "" && cs[i].Kind == kindNewTx && sameSent(cs[i].After, prior.After, p) {
+				if cs[i].EnteredBy == "" && cs[i].Kind == prior.Kind && sameSent(cs[i].After, prior.After, p) {
 					cs[i].ID, cs[i].EnteredBy, cs[i].After = prior.ID, op.ID, prior.After
 					break
 				}
@@ -227,24 +223,33 @@ func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string,
 	return nil
 }
 
+// stillEntered reports whether YNAB still holds what a change created: a transaction or a
+// scheduled transaction (the creates an identical call may retry).
+func stillEntered(p *ynab.Plan, ch journal.Change) bool {
+	switch ch.Kind {
+	case kindNewTx:
+		t, ok := p.Transaction(ch.ID)
+		return ok && !t.Deleted
+	case kindNewScheduled:
+		return scheduledByID(p, ch.ID) != nil
+	}
+	return false
+}
+
 // sameSent reports whether a planned create (its fields to send) is what an earlier create
-// recorded after YNAB entered it (a new payee's name there became the id YNAB gave it).
+// recorded. The payee is compared by name: a new payee's name one of them sent may be the
+// payee YNAB created for it that the other names by id.
 func sameSent(planned, recorded json.RawMessage, p *ynab.Plan) bool {
 	var a, b map[string]json.RawMessage
 	if json.Unmarshal(planned, &a) != nil || json.Unmarshal(recorded, &b) != nil {
 		return false
 	}
-	if name, ok := a["payee_name"]; ok {
-		var n string
-		var id string
-		if json.Unmarshal(name, &n) != nil || json.Unmarshal(b["payee_id"], &id) != nil {
-			return false
-		}
-		if !strings.EqualFold(payeeName(p, &id), strings.TrimSpace(n)) {
-			return false
-		}
-		delete(a, "payee_name")
-		delete(b, "payee_id")
+	if payeeOf(a, p) != payeeOf(b, p) {
+		return false
+	}
+	for _, m := range []map[string]json.RawMessage{a, b} {
+		delete(m, "payee_id")
+		delete(m, "payee_name")
 	}
 	delete(a, "import_id")
 	delete(b, "import_id")
@@ -254,6 +259,19 @@ func sameSent(planned, recorded json.RawMessage, p *ynab.Plan) bool {
 		}
 	}
 	return true
+}
+
+// payeeOf is the name, in lower case, of the payee the fields of a create name by id or by
+// name; "" for none.
+func payeeOf(fields map[string]json.RawMessage, p *ynab.Plan) string {
+	var name, id string
+	if json.Unmarshal(fields["payee_name"], &name) == nil && name != "" {
+		return strings.ToLower(strings.TrimSpace(name))
+	}
+	if json.Unmarshal(fields["payee_id"], &id) == nil && id != "" {
+		return strings.ToLower(strings.TrimSpace(payeeName(p, &id)))
+	}
+	return ""
 }
 
 func sameJSONValue(a, b json.RawMessage) bool {

@@ -242,3 +242,50 @@ func TestDeleteScheduledTransactionRefusals(t *testing.T) {
 		{"no id", map[string]any{}, "scheduled_transaction_id: missing"},
 	})
 }
+
+// A schedule whose outcome never reached the client is not scheduled twice by the client's
+// identical retry, even when the first call created its payee; once the outcome was answered,
+// the same call schedules another.
+func TestScheduleRetryOfAnUnansweredCreate(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit, answeredByTransport: true})
+	args := scheduleArgs("Sportschool Fit")(e) // a new payee, which YNAB creates
+	count := func() int {
+		var out listScheduledOut
+		e.ok("list_scheduled_transactions", map[string]any{"fresh": true}, &out)
+		n := 0
+		for _, s := range out.Scheduled {
+			if s.Payee == "Sportschool Fit" {
+				n++
+			}
+		}
+		return n
+	}
+	_, first := e.confirmedByCode("create_scheduled_transaction", args)
+
+	var preview writeOut
+	e.ok("create_scheduled_transaction", args, &preview)
+	if !strings.Contains(preview.Preview, "It is already in YNAB: an earlier identical call ("+first.OperationID+")") {
+		t.Errorf("the retry's preview does not say it is in YNAB already:\n%s", preview.Preview)
+	}
+	e.sb.ResetCounts()
+	var retried writeOut
+	e.ok("create_scheduled_transaction", withArg(args, "confirmation", preview.Confirmation), &retried)
+	if retried.Status != "applied" || e.writes() != 0 || !strings.Contains(retried.Message, "nothing was scheduled twice") {
+		t.Fatalf("retry = %+v with %d write(s); want applied, nothing written, and said", retried, e.writes())
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("YNAB holds %d schedules to Sportschool Fit after the retry; want 1", n)
+	}
+	e.fails("undo_operation", map[string]any{"operation_id": retried.OperationID}, "nothing is left to undo")
+	if n := count(); n != 1 {
+		t.Fatalf("undoing the retry left %d schedules; want the first call's one left alone", n)
+	}
+
+	if err := e.journal.Answered(first.OperationID); err != nil {
+		t.Fatal(err)
+	}
+	e.confirmedByCode("create_scheduled_transaction", args)
+	if n := count(); n != 2 {
+		t.Fatalf("YNAB holds %d schedules to Sportschool Fit after a new identical call; want 2", n)
+	}
+}
