@@ -52,14 +52,53 @@ func (h *handlers) importTransactions(ctx context.Context, req *mcp.CallToolRequ
 			got, err = h.importAndRead(ctx, p.ID)
 			return got, err
 		}
+		w.readBack = func(ctx context.Context) (journal.Outcome, error) {
+			var err error
+			got, err = h.importedSince(ctx, p)
+			return got, err
+		}
 		return w, nil
 	}
 	res, out, err := h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.Recent)
 	result := createdOut{writeOut: out, TransactionIDs: got.CreatedIDs}
 	if out.Status == "applied" {
 		result.Message = importMessage(got, len(subject.LinkedAccountIDs))
+		if got.ReadBack {
+			result.Message += " YNAB's answer was lost; avenir read YNAB and found them there."
+		}
 	}
 	return res, result, err
+}
+
+// importedSince finds what an import whose answer was lost brought in, by reading YNAB: the
+// transactions with an import id that were not in before, the plan the import was made on.
+// A transaction imported then is told apart from one edited since by before: so this works
+// only in the process that made the import, and an import a crash cut off stays prepared.
+func (h *handlers) importedSince(ctx context.Context, before *ynab.Plan) (journal.Outcome, error) {
+	p, err := h.YNAB.Plan(ctx, before.ID, ynab.Fresh)
+	if err != nil {
+		return journal.Outcome{}, err
+	}
+	out := journal.Outcome{ServerKnowledge: p.Knowledge, ReadBack: true}
+	for _, t := range p.TransactionsByDate() {
+		if _, known := before.Transaction(t.ID); known || t.Deleted || t.ImportID == nil {
+			continue
+		}
+		out.CreatedIDs = append(out.CreatedIDs, t.ID)
+		out.Changes = append(out.Changes, importedChange(p, t))
+	}
+	return out, nil
+}
+
+// importedChange is the journal's change for a transaction YNAB imported, as YNAB reports it.
+func importedChange(p *ynab.Plan, t *ynab.TransactionSummary) journal.Change {
+	now, _ := asFields(t) // plain values: it cannot fail
+	after := make(map[string]any, len(importFields))
+	for _, k := range importFields {
+		after[k] = now[k]
+	}
+	return journal.Change{Kind: kindNewTx, ID: t.ID, Label: txLabel(p, t), After: fieldsJSON(after),
+		Outcome: journal.OutcomeApplied}
 }
 
 // importMessage tells the person what an import brought in, or why it brought nothing.
@@ -98,12 +137,8 @@ func (h *handlers) importAndRead(ctx context.Context, planID string) (journal.Ou
 	for _, id := range res.TransactionIDs {
 		ch := journal.Change{Kind: kindNewTx, ID: id, Label: id}
 		if t, ok := p.Transaction(id); ok {
-			now, _ := asFields(t) // plain values: it cannot fail
-			after := make(map[string]any, len(importFields))
-			for _, k := range importFields {
-				after[k] = now[k]
-			}
-			ch.Label, ch.After = txLabel(p, t), fieldsJSON(after)
+			ch = importedChange(p, t)
+			ch.Outcome = ""
 		}
 		out.Changes = append(out.Changes, ch)
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -54,15 +55,59 @@ func TestImportTransactions(t *testing.T) {
 	}
 }
 
+// A 503 leaves the import in doubt: avenir reads YNAB, finds nothing imported, and records that.
 func TestImportTransactionsRefused(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	e.sb.InjectFault(sandbox.Fault{Method: "POST", Status: 503})
-	e.fails("import_transactions", map[string]any{}, "Whether YNAB did anything is not known")
+	e.fails("import_transactions", map[string]any{}, "A read of YNAB afterwards shows none of it there: nothing was written")
 	if op := e.onlyOperation(); op.Status != journal.StatusFailed || op.ConfirmedVia != "none" {
 		t.Fatalf("journal = %+v", op)
 	}
 	if len(createsExport(e).Transactions) != 83 {
 		t.Fatal("a refused import brought transactions in")
+	}
+}
+
+// An import whose answer is lost after YNAB imported: the read finds what came in, and the
+// journal records it as the import's, with the ids YNAB gave.
+func TestImportTransactionsLostAnswer(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	e.sb.InjectFault(sandbox.Fault{Method: "POST", PathContains: "/transactions/import", DropAfter: true})
+	var out createdOut
+	e.ok("import_transactions", map[string]any{}, &out)
+	if out.Status != "applied" || len(out.TransactionIDs) != 2 || !strings.Contains(out.Message, "Imported 2 transaction(s)") ||
+		!strings.Contains(out.Message, "avenir read YNAB and found them there") {
+		t.Fatalf("result = %+v", out)
+	}
+	op := e.onlyOperation()
+	if op.Status != journal.StatusApplied || !op.ReadBack || len(op.Changes) != 2 || len(op.CreatedIDs) != 2 {
+		t.Fatalf("journal = %+v", op)
+	}
+	for i, ch := range op.Changes {
+		if ch.ID != out.TransactionIDs[i] || ch.Outcome != journal.OutcomeApplied || !strings.Contains(string(ch.After), `"import_id":"YNAB:`) {
+			t.Fatalf("journaled change %d = %+v", i, ch)
+		}
+	}
+	if n := len(createsExport(e).Transactions); n != 85 {
+		t.Fatalf("YNAB holds %d transactions; want the sample's 83 and the 2 imported", n)
+	}
+}
+
+// When the read fails too, the import stays prepared and the message says exactly that; a
+// restart cannot settle it either (what was imported then cannot be told from later changes).
+func TestImportTransactionsLostAnswerAndRead(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	e.ok("list_accounts", map[string]any{}, &struct{}{})
+	e.sb.InjectFault(sandbox.Fault{Method: "POST", PathContains: "/transactions/import", DropAfter: true})
+	e.sb.InjectFault(sandbox.Fault{Method: "GET", Status: 500, Count: 100})
+	e.fails("import_transactions", map[string]any{}, "stays prepared")
+	op := e.onlyOperation()
+	if op.Status != journal.StatusPrepared {
+		t.Fatalf("journal = %+v; want prepared", op)
+	}
+	e.sb.ClearFaults()
+	if _, err := NewRecovery(Deps{YNAB: e.client, Journal: e.journal}).Check(context.Background(), op); err == nil {
+		t.Fatal("recovery settled an import cut off before its answer")
 	}
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -387,6 +388,12 @@ func (r *Recovery) Check(ctx context.Context, op journal.Operation) ([]journal.C
 // so) keeps it. Nothing is inferred: a change is applied only if YNAB shows it, and a created
 // transaction is found by what it sent (findEntered), never assumed.
 func (h *handlers) check(ctx context.Context, op journal.Operation) ([]journal.Change, error) {
+	if op.Tool == importTransactionsTool.Name && len(op.Changes) == 0 {
+		// What an import brought in is known only against the plan it was made on, which a
+		// restart has lost (importedSince): reading YNAB now cannot tell it from what was
+		// imported or edited since.
+		return nil, errors.New("an import cut off before YNAB's answer cannot be told apart from what YNAB imported or what was edited since; list_transactions shows what is there")
+	}
 	p, err := h.YNAB.Plan(ctx, op.PlanID, ynab.Fresh)
 	if err != nil {
 		return nil, err

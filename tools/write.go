@@ -41,6 +41,9 @@ type write struct {
 	// at the first request that fails and returns that error: it never retries, and never puts
 	// anything back.
 	apply func(ctx context.Context) (journal.Outcome, error)
+	// readBack, for a write with no planned changes (an import), finds what it did by reading
+	// YNAB when its answer was lost: what a read finds is recorded, each change applied.
+	readBack func(ctx context.Context) (journal.Outcome, error)
 }
 
 // builder makes a write from a plan snapshot. The write path calls it on the plan as last
@@ -243,11 +246,20 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 		mark(outcome.Changes, journal.OutcomeNotApplied)
 		outcome.Error = applyErr.Error()
 	case len(outcome.Changes) == 0:
-		// Nothing was planned that a read could look for (an import): what YNAB did is not known.
-		if _, err := h.Journal.Failed(op.ID, applyErr.Error()+"; whether YNAB did anything is not known", counter.N()); err != nil {
-			h.log.Error("journal: recording a failed write", "operation", op.ID, "err", err)
+		// Nothing was planned that a read could look for (an import): the write reads what YNAB
+		// did its own way, or the outcome stays unknown.
+		err := errors.New("avenir cannot tell what it did by reading YNAB")
+		if w.readBack != nil {
+			settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+			outcome, err = w.readBack(settleCtx)
+			cancel()
 		}
-		return nil, out, fmt.Errorf("%w. Whether YNAB did anything is not known (journal entry %s); list_transactions shows what is there", applyErr, op.ID)
+		if err != nil {
+			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)
+			return nil, out, fmt.Errorf("whether YNAB did anything is not known: %v, and reading YNAB to see failed too (%v). "+
+				"Journal entry %s stays prepared; list_transactions shows what is there", applyErr, err, op.ID)
+		}
+		outcome.ReadBack, outcome.Error = true, applyErr.Error()
 	default:
 		// YNAB may or may not have done what was asked: read it, and record what is there.
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
@@ -280,7 +292,7 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 		}
 	}
 	var recorded journal.Operation
-	if countOutcome(outcome.Changes, journal.OutcomeApplied) == 0 && len(outcome.Changes) > 0 {
+	if countOutcome(outcome.Changes, journal.OutcomeApplied) == 0 && (len(outcome.Changes) > 0 || outcome.ReadBack) {
 		recorded, err = h.Journal.Failed(op.ID, applyErr.Error(), counter.N())
 	} else {
 		recorded, err = h.Journal.Applied(op.ID, outcome)
