@@ -423,20 +423,7 @@ func TestTruthIdenticalRetryOfCreate(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, envOptions{kind: noElicit})
 			first, _ := truthCreateLost(t, e, readsFail)
-
-			var preview createdOut
-			e.ok("create_transactions", createsTruthArgs, &preview)
-			e.sb.ResetCounts()
-			var retried createdOut
-			e.ok("create_transactions", withArg(createsTruthArgs, "confirmation", preview.Confirmation), &retried)
-			if retried.Status != "applied" || e.writes() != 0 {
-				t.Fatalf("retry = %+v with %d write(s); want applied without writing", retried, e.writes())
-			}
-			for _, memo := range []string{"truth 1", "truth 2"} {
-				if n := len(truthLive(e, memo)); n != 1 {
-					t.Errorf("YNAB holds %d transaction(s) with the memo %q after the retry; want 1", n, memo)
-				}
-			}
+			_, retried := truthRetryEntersNothing(t, e)
 			retry := truthAgrees(e, retried.OperationID)
 			for i, ch := range retry.Changes {
 				if ch.Kind == kindNewTx && ch.Outcome == "applied" && ch.ID != "" && ch.EnteredBy == "" {
@@ -491,21 +478,9 @@ func TestTruthRetryOfAnUnansweredCreate(t *testing.T) {
 		t.Fatal("the journal says the first create was answered; only the transport may say so")
 	}
 
-	var preview createdOut
-	e.ok("create_transactions", createsTruthArgs, &preview)
+	preview, retried := truthRetryEntersNothing(t, e)
 	if !strings.Contains(preview.Preview, "2 of these are already in YNAB") {
 		t.Errorf("the retry's preview does not say what is already in YNAB:\n%s", preview.Preview)
-	}
-	e.sb.ResetCounts()
-	var retried createdOut
-	e.ok("create_transactions", withArg(createsTruthArgs, "confirmation", preview.Confirmation), &retried)
-	if retried.Status != "applied" || e.writes() != 0 {
-		t.Fatalf("retry = %+v with %d write(s); want applied without writing", retried, e.writes())
-	}
-	for _, memo := range []string{"truth 1", "truth 2"} {
-		if n := len(truthLive(e, memo)); n != 1 {
-			t.Errorf("YNAB holds %d transaction(s) with the memo %q after the retry; want 1", n, memo)
-		}
 	}
 
 	for _, id := range []string{first.OperationID, retried.OperationID} {
@@ -524,4 +499,22 @@ func TestTruthRetryOfAnUnansweredCreate(t *testing.T) {
 			t.Errorf("YNAB holds %d transaction(s) with the memo %q after a new identical create; want 2", n, memo)
 		}
 	}
+}
+
+// truthRetryEntersNothing makes createsTruthArgs' call again, by code: it must apply without a
+// write, YNAB holding each transaction once. It returns the preview and the result.
+func truthRetryEntersNothing(t *testing.T, e *testEnv) (preview, retried createdOut) {
+	t.Helper()
+	e.ok("create_transactions", createsTruthArgs, &preview)
+	e.sb.ResetCounts()
+	e.ok("create_transactions", withArg(createsTruthArgs, "confirmation", preview.Confirmation), &retried)
+	if retried.Status != "applied" || e.writes() != 0 {
+		t.Fatalf("retry = %+v with %d write(s); want applied without writing", retried, e.writes())
+	}
+	for _, memo := range []string{"truth 1", "truth 2"} {
+		if n := len(truthLive(e, memo)); n != 1 {
+			t.Errorf("YNAB holds %d transaction(s) with the memo %q after the retry; want 1", n, memo)
+		}
+	}
+	return preview, retried
 }
