@@ -42,7 +42,10 @@ done
 [ "$n" -eq 6 ] || { echo "release-dry-run: built $n targets, want 6" >&2; exit 1; }
 
 host="$out/$(go env GOOS)_$(go env GOARCH)/avenir"
-got=$("$host" version | head -1)
+# The first line of the whole output: `| head -1` would close the pipe early, and under pipefail
+# the binary's SIGPIPE on its next line would fail the run now and then.
+got=$("$host" version)
+got=${got%%$'\n'*}
 [ "$got" = "avenir $version" ] || { echo "release-dry-run: the release binary says '$got', want 'avenir $version'" >&2; exit 1; }
 echo "release-dry-run: $n targets built, checksummed, version stamped ($got)"
 cat "$out/checksums.txt"
