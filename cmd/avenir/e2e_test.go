@@ -314,15 +314,29 @@ func TestPilotOverStdio(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("set_category_budget: %v %v", err, res)
 			}
-			var out struct{ Status, OperationID string }
+			var out struct {
+				Status      string `json:"status"`
+				OperationID string `json:"operation_id"`
+			}
 			b, _ := json.Marshal(res.StructuredContent)
 			json.Unmarshal(b, &out)
-			if out.Status != "applied" || len(asked) != 1 || !strings.HasSuffix(asked[0], ": 120.00 → 150.00?") {
+			if out.Status != "applied" || out.OperationID == "" || len(asked) != 1 || !strings.HasSuffix(asked[0], ": 120.00 → 150.00?") {
 				t.Fatalf("result %s, asked %q; want applied after one question", b, asked)
 			}
 			stdout, stderr, code := runBinary(t, env, "journal", "list", "--json")
 			if code != 0 || !strings.Contains(stdout, `"confirmed_via":"`+tt.via+`"`) || !strings.Contains(stdout, out.OperationID) {
 				t.Fatalf("journal list --json: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			// Once the answer is out, the journal says so: an identical call now is a new one.
+			// (It is recorded just after the line is written, so the client may be first.)
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				stdout, stderr, code = runBinary(t, env, "journal", "show", out.OperationID)
+				if code == 0 && strings.Contains(stdout, "answered") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("journal show %s has no answered event: exit %d\n%s\n%s", out.OperationID, code, stdout, stderr)
+				}
 			}
 		})
 	}
