@@ -130,7 +130,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 			return nil, err
 		}
 		if by := w.changes[0].EnteredBy; by != "" {
-			w.notes = append(w.notes, "It is already in YNAB: an earlier identical call ("+by+") scheduled it, and its answer never came back. It will not be scheduled twice.")
+			w.notes = append(w.notes, "It is already in YNAB: an earlier identical call ("+by+") scheduled it, and its outcome may not have reached you. It will not be scheduled twice.")
 		}
 		return h.byChanges(w)
 	}
@@ -141,7 +141,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 		if op, jerr := h.Journal.Get(out.OperationID); jerr == nil && len(op.Changes) == 1 {
 			out.Message = fmt.Sprintf("Scheduled (id %s); list_scheduled_transactions shows it.", op.Changes[0].ID)
 			if by := op.Changes[0].EnteredBy; by != "" {
-				out.Message = fmt.Sprintf("Already scheduled (id %s) by operation %s, whose answer never came back; nothing was scheduled twice.", op.Changes[0].ID, by)
+				out.Message = fmt.Sprintf("Already scheduled (id %s) by operation %s; nothing was scheduled twice.", op.Changes[0].ID, by)
 			}
 		}
 	}

@@ -172,7 +172,7 @@ func (h *handlers) createWrite(ctx context.Context, p *ynab.Plan, acct *ynab.Acc
 		return nil, err
 	}
 	if n := countEntered(w.changes); n > 0 {
-		w.notes = append(w.notes, fmt.Sprintf("%d of these are already in YNAB: an earlier identical call entered them, and its answer never came back. They will not be entered twice.", n))
+		w.notes = append(w.notes, fmt.Sprintf("%d of these are already in YNAB: an earlier identical call entered them, and its outcome may not have reached you. They will not be entered twice.", n))
 	}
 	if !approved {
 		w.notes = append(w.notes, "They will be left unapproved, for you to approve in YNAB.")

@@ -239,7 +239,7 @@ func TestCreateTransactionsLostAnswer(t *testing.T) {
 	// The same call again: the preview says it is there already, and nothing is entered twice.
 	preview, again := createsApply(e, noElicit, "create_transactions", coolblueArgs)
 	wantPreview := "Create 1 transaction(s) on Betaalrekening?\n2026-12-01 Coolblue 19.99, Uncategorized\n" +
-		"1 of these are already in YNAB: an earlier identical call entered them, and its answer never came back. They will not be entered twice."
+		"1 of these are already in YNAB: an earlier identical call entered them, and its outcome may not have reached you. They will not be entered twice."
 	if preview != wantPreview {
 		t.Fatalf("retry preview:\n%s\nwant:\n%s", preview, wantPreview)
 	}

@@ -199,20 +199,21 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 // answered records that the outcome of operation id is told to the client (see
 // [journal.Journal.Answered]); "" is no operation. A failure to record it is logged: at worst an
 // identical call is then taken for a retry.
-func (h *handlers) answered(id string) {
-	if id == "" {
-		return
-	}
-	if err := h.Journal.Answered(id); err != nil {
-		h.log.Warn("the journal did not record that a write was answered", "operation", id, "err", err)
-	}
-}
+func (h *handlers) answered(id string) { recordAnswered(h.Journal, h.log, id) }
 
 // Answered is what a transport calls once the answer telling operation id's outcome is written
 // to the client (see [Deps].AnsweredByTransport).
 func Answered(j *journal.Journal, log *slog.Logger) func(id string) {
-	h := &handlers{Deps: Deps{Journal: j}, log: log}
-	return h.answered
+	return func(id string) { recordAnswered(j, log, id) }
+}
+
+func recordAnswered(j *journal.Journal, log *slog.Logger, id string) {
+	if id == "" {
+		return
+	}
+	if err := j.Answered(id); err != nil {
+		log.Warn("the journal did not record that a write was answered", "operation", id, "err", err)
+	}
 }
 
 // goInternals matches what Go, not a person, would write: reflection, %v dumps of maps and

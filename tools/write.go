@@ -248,12 +248,14 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	case len(outcome.Changes) == 0:
 		// Nothing was planned that a read could look for (an import): the write reads what YNAB
 		// did its own way, or the outcome stays unknown.
-		err := errors.New("avenir cannot tell what it did by reading YNAB")
-		if w.readBack != nil {
-			settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-			outcome, err = w.readBack(settleCtx)
-			cancel()
+		if w.readBack == nil {
+			return nil, out, fmt.Errorf("whether YNAB did anything is not known: %v, and avenir has no read that tells. "+
+				"Journal entry %s stays prepared; check in YNAB before trying again", applyErr, op.ID)
 		}
+		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		var err error
+		outcome, err = w.readBack(settleCtx)
+		cancel()
 		if err != nil {
 			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)
 			return nil, out, fmt.Errorf("whether YNAB did anything is not known: %v, and reading YNAB to see failed too (%v). "+
