@@ -48,9 +48,8 @@ func (h *handlers) applyCategories(ctx context.Context, req *mcp.CallToolRequest
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // recategorise plans apply_categories on p: every change checked, those that change nothing

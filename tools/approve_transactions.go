@@ -14,7 +14,7 @@ var approveTransactionsTool = mcp.Tool{
 	Name:        "approve_transactions",
 	Title:       "Approve transactions",
 	Description: "Approve 1 to 1000 transactions. Not confirmed first (it moves no money); journaled and undoable.",
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type approveTransactionsIn struct {

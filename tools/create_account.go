@@ -81,9 +81,8 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 	if id := h.createdIDOf(out); id != "" {
 		out.Message = fmt.Sprintf("Account ‘%s’ is created (id %s).", name, id)
 	}

@@ -80,9 +80,8 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // landedCategory looks for the category a create made when the connection broke before YNAB

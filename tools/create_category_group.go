@@ -53,9 +53,8 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 	if id := h.createdIDOf(out); id != "" {
 		out.Message = fmt.Sprintf("Category group ‘%s’ is created (id %s); create_category puts categories in it.", name, id)
 	}

@@ -134,9 +134,8 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 	if out.Status == "applied" {
 		if op, jerr := h.Journal.Get(out.OperationID); jerr == nil && len(op.Changes) == 1 {
 			out.Message = fmt.Sprintf("Scheduled (id %s); list_scheduled_transactions shows it.", op.Changes[0].ID)

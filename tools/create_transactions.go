@@ -21,7 +21,7 @@ var createTransactionsTool = mcp.Tool{
 	Name:        "create_transactions",
 	Title:       "Enter transactions",
 	Description: "Enter 1 to 100 transactions on one account; a retry after a lost answer enters none twice. Undo deletes them." + confirmDescription,
-	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 }
 
 type createTransactionsIn struct {
@@ -114,9 +114,8 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 		w, err = h.createWrite(ctx, p, acct, planned, in.Approved == nil || *in.Approved)
 		return w, err
 	}
-	args := in
-	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 	result := createdOut{writeOut: out}
 	if out.Status == "applied" {
 		op, jerr := h.Journal.Get(out.OperationID)

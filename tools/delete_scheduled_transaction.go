@@ -55,7 +55,6 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }

@@ -82,9 +82,8 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 		w.subject = subject
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // deletedFields are what a deleted transaction's change records, to enter it again.

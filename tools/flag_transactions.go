@@ -80,9 +80,8 @@ func (h *handlers) flagTransactions(ctx context.Context, req *mcp.CallToolReques
 		w.apply = h.patchEdits(p.ID, save)
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // flagColor reads a colour argument: one of YNAB's flag colours or "none", in any case.

@@ -16,7 +16,7 @@ import (
 var listMoneyMovementsTool = mcp.Tool{
 	Name:        "list_money_movements",
 	Title:       "List money movements",
-	Description: "Money moved between categories in a month, as YNAB records it. One YNAB request.",
+	Description: "Money moved between categories in a month, as YNAB records it. One YNAB request, plus the plan's usual delta read.",
 	Annotations: readOnly,
 }
 

@@ -11,7 +11,7 @@ import (
 var listScheduledTool = mcp.Tool{
 	Name:        "list_scheduled_transactions",
 	Title:       "List scheduled transactions",
-	Description: "Scheduled transactions, soonest first.",
+	Description: "Scheduled transactions, soonest first. No flag, memo or category in a row means none.",
 	Annotations: readOnly,
 }
 

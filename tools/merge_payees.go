@@ -107,9 +107,8 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 		w.notes = append(w.notes, fmt.Sprintf("%s stay in YNAB, unused: its API cannot delete a payee (delete them in YNAB if you like; an undo does not need them gone).", strings.Join(names, ", ")))
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // linesOf counts the live split lines (of transactions and scheduled ones) whose payee is one of ids.

@@ -78,9 +78,8 @@ func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in m
 		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyMove(ctx, m, w.changes) }
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // planMove resolves and checks a move's arguments and reads what both categories have

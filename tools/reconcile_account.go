@@ -59,9 +59,8 @@ func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolReques
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 	if out.Status == "applied" {
 		out.Message = fmt.Sprintf("%s is reconciled at %s.", acct.Name, FormatCurrency(bank, cf))
 	}

@@ -66,9 +66,8 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // ownPayee resolves a payee a person may rename or merge: not an account's transfer payee

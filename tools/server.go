@@ -67,22 +67,11 @@ func NewServer(d Deps) *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger})
 
 	srv.AddReceivingMiddleware(countRequests)
-	addTool(srv, h, listPlansTool, h.listPlans)
-	addTool(srv, h, planOverviewTool, h.planOverview)
-	addTool(srv, h, listAccountsTool, h.listAccounts)
-	addTool(srv, h, listCategoriesTool, h.listCategories)
-	addTool(srv, h, listTransactionsTool, h.listTransactions)
-	addTool(srv, h, listPayeesTool, h.listPayees)
-	addTool(srv, h, listScheduledTool, h.listScheduled)
-	addTool(srv, h, listOperationsTool, h.listOperations)
-	addTool(srv, h, getOperationTool, h.getOperation)
-	h.addAnalysis(srv)
-	if !d.ReadOnly {
-		h.addCategoryWrites(srv)
-		h.addTransactionEdits(srv)
-		h.addCreates(srv)
-		h.addWrites(srv)
-		addTool(srv, h, undoOperationTool, h.undoOperation)
+	for _, e := range allTools {
+		if d.ReadOnly && !e.readsOnly() {
+			continue
+		}
+		e.add(srv, h)
 	}
 	addGuide(srv)
 	return srv
@@ -107,6 +96,24 @@ type planArg struct {
 // never a schema error. The avenir:"code" tag makes args.go read any JSON value there as text.
 type confirmArg struct {
 	Confirmation string `json:"confirmation,omitempty" avenir:"code"`
+}
+
+// takeCode returns the code and leaves the argument blank.
+func (c *confirmArg) takeCode() string {
+	code := c.Confirmation
+	c.Confirmation = ""
+	return code
+}
+
+// splitCode splits a confirmed tool's arguments into what a code or a sealed state is bound to
+// — the arguments without `confirmation`, so that the call that passes the code digests the same
+// arguments as the call that got it — and the code itself. Every confirmed tool goes through it.
+func splitCode[T any, P interface {
+	*T
+	takeCode() string
+}](in T) (args T, code string) {
+	code = P(&in).takeCode()
+	return in, code
 }
 
 // result is embedded in every tool's output: the plan it concerns and what the call cost.

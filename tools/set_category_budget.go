@@ -69,9 +69,8 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // assigned is what a category has assigned for a month: from the snapshot, or for a month

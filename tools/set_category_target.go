@@ -108,9 +108,8 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // checkTargetArgs refuses the combinations of arguments that describe no target YNAB's API can

@@ -99,9 +99,8 @@ func (h *handlers) splitTransaction(ctx context.Context, req *mcp.CallToolReques
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // splitWarning ends every split's preview: the person must know there is no way back here.

@@ -81,9 +81,8 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 		}
 		return w, nil
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // ownCategory resolves a category a person may rename or move, and its group: any but YNAB's

@@ -59,7 +59,6 @@ func (h *handlers) updateCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }

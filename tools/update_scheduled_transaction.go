@@ -75,9 +75,8 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 		}
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // planScheduleEdit resolves and checks update_scheduled_transaction's fields on s.

@@ -95,9 +95,8 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 		w.first = fmt.Sprintf("Change %d transaction(s)?", len(w.changes))
 		return h.byChanges(w)
 	}
-	args := in
-	args.Confirmation = ""
-	return h.confirmAndApply(ctx, req, in.PlanID, build, args, in.Confirmation)
+	args, code := splitCode(in)
+	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
 // txEditPlan is one transaction's change, resolved and checked: the subject's element, the

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -15,14 +13,6 @@ import (
 // to budget for" from the plan avenir already holds: no YNAB request beyond the usual delta, and
 // nothing sent anywhere else. Only list_money_movements asks YNAB, because money movements are
 // not part of the plan export.
-
-// addAnalysis registers the analysis tools. They are read tools: offered in read-only mode too.
-func (h *handlers) addAnalysis(srv *mcp.Server) {
-	addTool(srv, h, spendingReportTool, h.spendingReport)
-	addTool(srv, h, suggestCategoriesTool, h.suggestCategories)
-	addTool(srv, h, findRecurringTool, h.findRecurring)
-	addTool(srv, h, listMoneyMovementsTool, h.listMoneyMovements)
-}
 
 // analysisPlan reads the plan an analysis is about. An analysis shows no figure YNAB derives,
 // only transactions, so it reads as a listing does: from the cache within the freshness window
