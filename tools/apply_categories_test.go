@@ -173,7 +173,7 @@ func TestApplyCategoriesByCode(t *testing.T) {
 	if got := txeditsChanges(op.Changes); !slices.Equal(got, want) {
 		t.Fatalf("journaled changes:\n%q\nwant:\n%q", got, want)
 	}
-	if op.Changes[0].ID != kruidvat.ID || op.Summary != "Recategorise 2 transaction(s)?" {
+	if op.Changes[0].ID != kruidvat.ID || op.Summary != "Recategorised 2 transaction(s)" || !strings.HasPrefix(op.Preview, "Recategorise 2 transaction(s)?\n") {
 		t.Fatalf("journal entry %+v", op)
 	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/avenir-mcp/avenir/journal"
@@ -39,8 +40,8 @@ func TestApproveTransactionsWithoutAsking(t *testing.T) {
 			if got := txeditsChanges(op.Changes); !slices.Equal(got, want) {
 				t.Fatalf("journaled changes:\n%q\nwant:\n%q", got, want)
 			}
-			if op.Summary != "Approve 3 transaction(s)?" || out.Summary != "Approve 3 transaction(s)" {
-				t.Fatalf("journal summary %q, result summary %q; want Approve 3 transaction(s)?", op.Summary, out.Summary)
+			if op.Summary != "Approved 3 transaction(s)" || out.Summary != op.Summary || !strings.HasPrefix(op.Preview, "Approve 3 transaction(s)?\n") {
+				t.Fatalf("journal summary %q, preview %q, result summary %q; want what happened, and the question as the preview", op.Summary, op.Preview, out.Summary)
 			}
 		})
 	}

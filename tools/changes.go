@@ -325,12 +325,9 @@ func undoNotes(inverse []journal.Change) []string {
 }
 
 // enteredAgain lists the ids YNAB gave what an applied undo entered again.
-func (h *handlers) enteredAgain(out writeOut) []string {
-	if out.Status != "applied" {
-		return nil
-	}
-	op, err := h.Journal.Get(out.OperationID)
-	if err != nil {
+func enteredAgain(out writeOut) []string {
+	op, ok := out.applied()
+	if !ok {
 		return nil
 	}
 	var ids []string

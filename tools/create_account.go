@@ -83,7 +83,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
-	if id := h.createdIDOf(out); id != "" {
+	if id := createdIDOf(out); id != "" {
 		out.Message = fmt.Sprintf("Account ‘%s’ is created (id %s).", name, id)
 	}
 	return res, out, err

@@ -55,19 +55,16 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
-	if id := h.createdIDOf(out); id != "" {
+	if id := createdIDOf(out); id != "" {
 		out.Message = fmt.Sprintf("Category group ‘%s’ is created (id %s); create_category puts categories in it.", name, id)
 	}
 	return res, out, err
 }
 
-// createdIDOf is the id YNAB gave the thing an applied create made, as the journal records it.
-func (h *handlers) createdIDOf(out writeOut) string {
-	if out.Status != "applied" {
-		return ""
-	}
-	op, err := h.Journal.Get(out.OperationID)
-	if err != nil || len(op.Changes) == 0 {
+// createdIDOf is the id YNAB gave the thing an applied create made, as the journal recorded it.
+func createdIDOf(out writeOut) string {
+	op, ok := out.applied()
+	if !ok || len(op.Changes) == 0 {
 		return ""
 	}
 	return op.Changes[0].ID

@@ -136,12 +136,10 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
-	if out.Status == "applied" {
-		if op, jerr := h.Journal.Get(out.OperationID); jerr == nil && len(op.Changes) == 1 {
-			out.Message = fmt.Sprintf("Scheduled (id %s); list_scheduled_transactions shows it.", op.Changes[0].ID)
-			if by := op.Changes[0].EnteredBy; by != "" {
-				out.Message = fmt.Sprintf("Already scheduled (id %s) by operation %s; nothing was scheduled twice.", op.Changes[0].ID, by)
-			}
+	if op, ok := out.applied(); ok && len(op.Changes) == 1 {
+		out.Message = fmt.Sprintf("Scheduled (id %s); list_scheduled_transactions shows it.", op.Changes[0].ID)
+		if by := op.Changes[0].EnteredBy; by != "" {
+			out.Message = fmt.Sprintf("Already scheduled (id %s) by operation %s; nothing was scheduled twice.", op.Changes[0].ID, by)
 		}
 	}
 	return res, out, err

@@ -117,11 +117,7 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 	result := createdOut{writeOut: out}
-	if out.Status == "applied" {
-		op, jerr := h.Journal.Get(out.OperationID)
-		if jerr != nil {
-			return res, result, fmt.Errorf("the transactions were created (operation %s), but reading the journal back failed: %w", out.OperationID, jerr)
-		}
+	if op, ok := out.applied(); ok {
 		entered, already := 0, map[string]bool{}
 		for _, c := range op.Changes {
 			if c.ID != "" {

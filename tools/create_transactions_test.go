@@ -144,7 +144,7 @@ func TestCreateTransactionsApplied(t *testing.T) {
 				t.Fatalf("result = %+v", out)
 			}
 			op := e.onlyOperation()
-			if op.Status != journal.StatusApplied || op.ConfirmedVia != tt.via || op.Summary != "Create 1 transaction(s) on Betaalrekening?" ||
+			if op.Status != journal.StatusApplied || op.ConfirmedVia != tt.via || op.Summary != "Created 1 transaction(s) on Betaalrekening" ||
 				len(op.CreatedIDs) != 1 || op.CreatedIDs[0] != tx.ID || len(op.Changes) != 1 {
 				t.Fatalf("journal = %+v", op)
 			}

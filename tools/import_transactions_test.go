@@ -29,7 +29,7 @@ func TestImportTransactions(t *testing.T) {
 				t.Fatalf("result = %+v", out)
 			}
 			op := e.onlyOperation()
-			if op.Status != journal.StatusApplied || op.ConfirmedVia != "none" || op.Summary != "Import transactions from linked accounts?" ||
+			if op.Status != journal.StatusApplied || op.ConfirmedVia != "none" || op.Summary != "Imported transactions from linked accounts" ||
 				len(op.Changes) != 2 || len(op.CreatedIDs) != 2 {
 				t.Fatalf("journal = %+v", op)
 			}

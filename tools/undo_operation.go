@@ -93,7 +93,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	res, out, err := h.confirmAndApply(ctx, req, op.PlanID, build, undoOperationIn{OperationID: op.ID}, in.Confirmation)
 	if out.Status == "applied" || out.Status == "confirmation_required" {
-		return res, undoOut{writeOut: out, LeftAlone: left, CreatedIDs: h.enteredAgain(out)}, err
+		return res, undoOut{writeOut: out, LeftAlone: left, CreatedIDs: enteredAgain(out)}, err
 	}
 	return res, undoOut{writeOut: out}, err
 }

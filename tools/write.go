@@ -90,6 +90,19 @@ type writeOut struct {
 	Confirmation     string `json:"confirmation,omitempty" jsonschema:"for confirmation_required: the one-time code to pass back, only after the user agreed"`
 	ExpiresInSeconds int    `json:"expires_in_seconds,omitempty" jsonschema:"for confirmation_required: how long the code stays valid"`
 	Message          string `json:"message,omitempty" jsonschema:"what happened and what to do next"`
+
+	// recorded is the operation as the journal holds it once the write was applied: what a
+	// tool says of the outcome (the ids YNAB gave, what an earlier call entered) comes from
+	// here, never from reading the journal again.
+	recorded *journal.Operation
+}
+
+// applied returns the operation an applied write recorded.
+func (o *writeOut) applied() (journal.Operation, bool) {
+	if o.Status != "applied" || o.recorded == nil {
+		return journal.Operation{}, false
+	}
+	return *o.recorded, true
 }
 
 // answeredOp is the operation whose outcome this result tells the client, if any.
@@ -227,7 +240,7 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	}
 	op, err := h.Journal.Prepare(journal.Draft{
 		PlanID: w.plan.ID, Tool: w.tool, Subject: subject, Fingerprint: fingerprint, Preview: preview,
-		Summary: w.first, Changes: w.changes, ConfirmedVia: via, Client: clientOf(req), UndoOf: w.undoOf,
+		Summary: happened(w.first), Changes: w.changes, ConfirmedVia: via, Client: clientOf(req), UndoOf: w.undoOf,
 		KnowledgeBefore: w.plan.Knowledge,
 	})
 	if err != nil {
@@ -313,7 +326,8 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	case journal.StatusPartial:
 		return nil, out, errors.New(partialMessage(recorded, applyErr, Digits(currency(w.plan))))
 	}
-	out.Status, out.OperationID, out.Summary = "applied", op.ID, strings.TrimSuffix(w.first, "?")
+	out.Status, out.OperationID, out.Summary = "applied", op.ID, happened(w.first)
+	out.recorded = &recorded
 	if moved != "" {
 		out.Message = moved
 	}

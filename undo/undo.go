@@ -202,7 +202,7 @@ func normJSON(r json.RawMessage) []byte {
 // with a lower-case first letter. Undoing an undo redoes ("Redo: …"), and undoing a redo undoes
 // again, whatever the chain's length.
 func FirstLine(op journal.Operation) string {
-	s := op.Summary
+	s := firstLine(op.Preview) // the question as the person saw it; the summary says what happened
 	switch {
 	case strings.HasPrefix(s, "Undo: "):
 		return "Redo: " + strings.TrimPrefix(s, "Undo: ")
@@ -215,4 +215,10 @@ func FirstLine(op journal.Operation) string {
 func lowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// firstLine is a preview's first line.
+func firstLine(preview string) string {
+	line, _, _ := strings.Cut(preview, "\n")
+	return line
 }

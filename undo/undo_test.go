@@ -19,7 +19,7 @@ func TestFirstLine(t *testing.T) {
 		{"Élan?", "Undo: élan?"},
 	}
 	for _, tt := range tests {
-		if got := FirstLine(journal.Operation{Summary: tt.summary}); got != tt.want {
+		if got := FirstLine(journal.Operation{Preview: tt.summary + "\n2026-12-01 Market 86.40: none → red"}); got != tt.want {
 			t.Errorf("FirstLine(%q) = %q, want %q", tt.summary, got, tt.want)
 		}
 	}
@@ -40,7 +40,7 @@ func (f fakeState) Current(_ context.Context, ch journal.Change) (map[string]jso
 func (f fakeState) Today() string { return "2026-12-02" }
 
 func TestBuildLeavesAloneWhatChangedSince(t *testing.T) {
-	op := journal.Operation{ID: "OP", Tool: "flag_transactions", Status: journal.StatusApplied, Summary: "Change the flag of 3 transaction(s)?",
+	op := journal.Operation{ID: "OP", Tool: "flag_transactions", Status: journal.StatusApplied, Preview: "Change the flag of 3 transaction(s)?",
 		Changes: []journal.Change{
 			{Kind: KindTransaction, ID: "a", Label: "A", Before: json.RawMessage(`{"flag_color":null}`), After: json.RawMessage(`{"flag_color":"red"}`)},
 			{Kind: KindTransaction, ID: "b", Label: "B", Before: json.RawMessage(`{"flag_color":"blue"}`), After: json.RawMessage(`{"flag_color":null}`)},
@@ -98,7 +98,7 @@ func TestBuildReversesEachKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			op := journal.Operation{ID: "OP", Tool: "x", Status: journal.StatusApplied, Summary: "X?", Changes: []journal.Change{tt.ch}}
+			op := journal.Operation{ID: "OP", Tool: "x", Status: journal.StatusApplied, Preview: "X?", Changes: []journal.Change{tt.ch}}
 			p, err := Build(context.Background(), op, tt.now)
 			switch {
 			case tt.wantErr != "":

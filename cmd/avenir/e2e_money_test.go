@@ -101,7 +101,7 @@ func moneyJournaled(t *testing.T, env []string, writes []moneyWrite, via string)
 	}
 	for i, w := range writes {
 		op := ops[len(ops)-1-i] // newest first
-		if op.Tool != w.tool || op.Summary != w.first || op.Status != journal.StatusApplied || op.ConfirmedVia != via || len(op.Changes) == 0 {
+		if op.Tool != w.tool || !strings.HasPrefix(op.Preview, w.first) || strings.HasSuffix(op.Summary, "?") || op.Status != journal.StatusApplied || op.ConfirmedVia != via || len(op.Changes) == 0 {
 			t.Errorf("journal entry %d = %+v; want %s applied via %s", i, op, w.tool, via)
 		}
 	}

@@ -97,12 +97,13 @@ func (s *txeditsSession) applied(tool string, out txeditsWrite, first, via strin
 		Status       string `json:"status"`
 		ConfirmedVia string `json:"confirmed_via"`
 		Summary      string `json:"summary"`
+		Preview      string `json:"preview"`
 		Changes      []struct {
 			Before json.RawMessage `json:"before"`
 		} `json:"changes"`
 	}
 	s.call("get_operation", map[string]any{"operation_id": out.OperationID}, &op)
-	if op.Status != "applied" || op.ConfirmedVia != via || op.Summary != first || len(op.Changes) == 0 || len(op.Changes[0].Before) == 0 {
+	if op.Status != "applied" || op.ConfirmedVia != via || !strings.HasPrefix(op.Preview, first) || strings.HasSuffix(op.Summary, "?") || len(op.Changes) == 0 || len(op.Changes[0].Before) == 0 {
 		s.t.Fatalf("%s: journal entry %+v; want applied via %s, %q, with the state before", tool, op, via, first)
 	}
 }
