@@ -22,6 +22,7 @@ const (
 	ModeMRTR   Mode = "mrtr"   // the user ticked the box in an input-required round trip (protocol 2026-07-28+)
 	ModeElicit Mode = "elicit" // the user ticked the box in an elicitation/create sent during the call (older protocols)
 	ModeCode   Mode = "code"   // the agent passed back a confirmation code
+	// ModeApp (card.go): the user clicked Confirm on the card of a host that renders MCP Apps.
 )
 
 // AgentRule is the sentence the guide carries: when an agent may pass a confirmation code back,
@@ -91,6 +92,9 @@ type Asker struct {
 	rand   io.Reader
 	codes  *ledger // confirmation code → what it confirms
 	states *ledger // nonce of each unanswered sealed state → what it confirms
+
+	cards      map[string]cardTicket // card token → the call it confirms
+	cardsSwept time.Time
 }
 
 // ErrContradictoryModes is New's answer to RequireElicitation with AlwaysCode: one
@@ -111,6 +115,7 @@ func New(opts Options) (*Asker, error) {
 		key:                make([]byte, keyBytes),
 		codes:              newLedger(),
 		states:             newLedger(),
+		cards:              map[string]cardTicket{},
 	}
 	if a.clock == nil {
 		a.clock = time.Now
@@ -149,11 +154,14 @@ type Decision struct {
 
 // Reply is a tool result that writes nothing.
 type Reply struct {
-	Status           string `json:"status"` // "declined" or "confirmation_required"
+	Status           string `json:"status"` // "declined", "confirmation_required" or "confirmation_pending"
 	Preview          string `json:"preview"`
 	Confirmation     string `json:"confirmation,omitempty"`       // the code, for confirmation_required
 	ExpiresInSeconds int    `json:"expires_in_seconds,omitempty"` // 600 when issued
 	Message          string `json:"message"`                      // what the agent should do next
+	// Card, for confirmation_pending, is what the card needs to answer. It goes in the result's
+	// _meta only, never where the model reads.
+	Card *CardToken `json:"-"`
 }
 
 // Ask decides whether q's change may be written now. It picks one of the three
@@ -180,6 +188,9 @@ func (a *Asker) Ask(ctx context.Context, req *mcp.CallToolRequest, q Question) (
 	if err != nil {
 		return Decision{}, fmt.Errorf("confirming %s: %w", q.Tool, err)
 	}
+	if c, ok := ctx.Value(cardKey{}).(Card); ok {
+		return a.answerCard(c, q, fp)
+	}
 	switch {
 	case req.Params.RequestState != "":
 		return a.answer(req, q, fp)
@@ -202,6 +213,9 @@ func (a *Asker) ask(req *mcp.CallToolRequest, q Question, fp string) (Decision, 
 			InputRequests: mcp.InputRequestMap{formKey: confirmForm(q.Preview)},
 			RequestState:  state,
 		}}, nil
+	}
+	if !a.alwaysCode && RendersApps(req.ClientCapabilities()) {
+		return a.issueCard(req, q, fp) // the person's own click; allowed when only that may confirm
 	}
 	if a.requireElicitation {
 		if speaksMRTR(req) {

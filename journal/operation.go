@@ -33,7 +33,7 @@ const (
 
 // Ways a write can have been confirmed by the person (see the confirmation spec); "none" is
 // for the tools that need no confirmation.
-var confirmations = map[string]bool{"mrtr": true, "elicit": true, "code": true, "none": true}
+var confirmations = map[string]bool{"mrtr": true, "elicit": true, "code": true, "app": true, "none": true}
 
 // Change is one field-level change of one thing in YNAB. Before/After are JSON objects of the
 // fields changed, named as YNAB names them ({"category_id": "…"}, {"budgeted": 120000}); Before
@@ -72,7 +72,7 @@ type Draft struct {
 	Summary string `json:"summary"`
 	// Changes hold, before, the state as read when applying and, after, what will be written.
 	Changes      []Change `json:"changes"`
-	ConfirmedVia string   `json:"confirmed_via"` // "mrtr", "elicit", "code", "none"
+	ConfirmedVia string   `json:"confirmed_via"` // "mrtr", "elicit", "app" (the card of an MCP Apps host), "code", "none"
 	Client       Client   `json:"client"`
 	// UndoOf is set when this operation undoes (or redoes) another.
 	UndoOf string `json:"undo_of,omitempty"`
@@ -354,7 +354,7 @@ func (d *Draft) normalize() error {
 	case d.Tool == "":
 		return errors.New("the draft names no tool")
 	case !confirmations[d.ConfirmedVia]:
-		return fmt.Errorf("the draft's confirmation %q is not one of mrtr, elicit, code, none", d.ConfirmedVia)
+		return fmt.Errorf("the draft's confirmation %q is not one of mrtr, elicit, app, code, none", d.ConfirmedVia)
 	}
 	if d.Summary == "" {
 		d.Summary = firstLine(d.Preview)

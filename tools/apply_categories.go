@@ -16,6 +16,7 @@ var applyCategoriesTool = mcp.Tool{
 	Name:        "apply_categories",
 	Title:       "Categorise transactions",
 	Description: "Set the category of 1 to 1000 transactions in one write. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

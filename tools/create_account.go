@@ -15,6 +15,7 @@ var createAccountTool = mcp.Tool{
 	Name:        "create_account",
 	Title:       "Create an account",
 	Description: "Create an account with its starting balance. Cannot be undone: YNAB's API deletes no account." + confirmDescription,
+	Meta:        cardMeta,
 	// Idempotent: an account of that name is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

@@ -17,6 +17,7 @@ var createCategoryTool = mcp.Tool{
 	Name:        "create_category",
 	Title:       "Create a category",
 	Description: "Create a category in a group. Cannot be undone: YNAB's API deletes no category." + confirmDescription,
+	Meta:        cardMeta,
 	// Idempotent: a category with that name in that group is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

@@ -16,6 +16,7 @@ var createCategoryGroupTool = mcp.Tool{
 	Name:        "create_category_group",
 	Title:       "Create a category group",
 	Description: "Create a category group. Cannot be undone: YNAB's API deletes no group." + confirmDescription,
+	Meta:        cardMeta,
 	// Idempotent: a group of that name is refused, so a repeated call adds nothing.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

@@ -21,6 +21,7 @@ var createTransactionsTool = mcp.Tool{
 	Name:        "create_transactions",
 	Title:       "Enter transactions",
 	Description: "Enter 1 to 100 transactions on one account; a retry after a lost answer enters none twice. Undo deletes them." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 }
 

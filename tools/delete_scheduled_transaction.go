@@ -15,6 +15,7 @@ var deleteScheduledTransactionTool = mcp.Tool{
 	Name:        "delete_scheduled_transaction",
 	Title:       "Delete a scheduled transaction",
 	Description: "Delete a scheduled transaction. Undo schedules it again (new id) where YNAB's API can; the preview says." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

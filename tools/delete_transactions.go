@@ -16,6 +16,7 @@ var deleteTransactionsTool = mcp.Tool{
 	Name:        "delete_transactions",
 	Title:       "Delete transactions",
 	Description: "Delete 1 to 100 transactions (a request each). Undo enters them again under new ids." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

@@ -35,6 +35,7 @@ type clientKind struct {
 	name     string
 	protocol string // "" for 2026-07-28
 	answer   string // "" no elicitation; else "accept", "reject" (accept with value false), "decline", "cancel"
+	apps     bool   // the client renders MCP Apps (declares io.modelcontextprotocol/ui)
 }
 
 var (
@@ -45,6 +46,9 @@ var (
 	noElicit     = clientKind{name: "2025-06-18 without elicitation", protocol: "2025-06-18"}
 	headless     = clientKind{name: "headless (dismisses every question)", protocol: "2025-11-25", answer: "cancel"}
 	modernCancel = clientKind{name: "2026-07-28 that dismisses", protocol: "", answer: "cancel"}
+	modernApps   = clientKind{name: "2026-07-28 with MCP Apps, without elicitation", protocol: "", apps: true}
+	legacyApps   = clientKind{name: "2025-06-18 with MCP Apps, without elicitation", protocol: "2025-06-18", apps: true}
+	appsElicit   = clientKind{name: "2025-11-25 with MCP Apps and elicitation", protocol: "2025-11-25", answer: "accept", apps: true}
 )
 
 type testEnv struct {
@@ -126,6 +130,11 @@ func (e *testEnv) connect(server *mcp.Server, kind clientKind, noDriver bool) *m
 	opts := &mcp.ClientOptions{}
 	if noDriver {
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	if kind.apps {
+		caps := &mcp.ClientCapabilities{}
+		caps.AddExtension(confirm.AppExtension, map[string]any{"mimeTypes": []string{confirm.AppMIMEType}})
+		opts.Capabilities = caps
 	}
 	if kind.answer != "" {
 		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -16,6 +16,7 @@ var flagTransactionsTool = mcp.Tool{
 	Name:        "flag_transactions",
 	Title:       "Flag transactions",
 	Description: "Set or clear the flag of 1 to 1000 transactions in one write. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

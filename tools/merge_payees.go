@@ -17,6 +17,7 @@ var mergePayeesTool = mcp.Tool{
 	Name:        "merge_payees",
 	Title:       "Merge payees",
 	Description: "Move all transactions and schedules of some payees to another; the merged ones stay, unused. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

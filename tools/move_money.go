@@ -15,6 +15,7 @@ var moveMoneyTool = mcp.Tool{
 	Name:        "move_money",
 	Title:       "Move money between categories",
 	Description: "Move assigned money from one category to another in a month. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	// Not idempotent: each call moves the amount again.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }

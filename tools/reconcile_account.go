@@ -16,6 +16,7 @@ var reconcileAccountTool = mcp.Tool{
 	Name:        "reconcile_account",
 	Title:       "Reconcile an account",
 	Description: "Reconcile an account with the bank's balance, adjusting any difference. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

@@ -15,6 +15,7 @@ var renamePayeeTool = mcp.Tool{
 	Name:        "rename_payee",
 	Title:       "Rename a payee",
 	Description: "Rename a payee. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -46,7 +47,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 		if err != nil {
 			return nil, err
 		}
-		if y.Name == name && !confirming(req, in.Confirmation) {
+		if y.Name == name && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("payee: %s is already called ‘%s’: nothing to change", y.Name, name)
 		}
 		for _, o := range p.Payees {

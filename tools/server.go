@@ -51,6 +51,8 @@ type handlers struct {
 
 	mu        sync.Mutex
 	planNames map[string]string // lower-case plan name → id, from GET /plans, once per process
+
+	calls map[string]mcp.ToolHandler // every tool's handler by name: a card's answer runs its call again
 }
 
 // NewServer returns the MCP server with every tool (only the read tools in read-only mode) and
@@ -62,16 +64,19 @@ func NewServer(d Deps) *mcp.Server {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &handlers{Deps: d, log: d.Logger}
+	h := &handlers{Deps: d, log: d.Logger, calls: map[string]mcp.ToolHandler{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "avenir", Version: d.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger})
 
-	srv.AddReceivingMiddleware(countRequests)
+	srv.AddReceivingMiddleware(countRequests, listedToApps)
 	for _, e := range allTools {
 		if d.ReadOnly && !e.readsOnly() {
 			continue
 		}
 		e.add(srv, h)
+	}
+	if !d.ReadOnly {
+		h.addAnswerConfirmation(srv)
 	}
 	addGuide(srv)
 	return srv
@@ -153,7 +158,7 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
-	srv.AddTool(&t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	handler := func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		counter := ynab.CounterFrom(ctx) // countRequests made it
 		if counter == nil {
 			ctx, counter = ynab.WithCounter(ctx)
@@ -200,7 +205,9 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 			return res, nil // a question for the client; content and inputRequests exclude each other
 		}
 		return withOutput(res, o, resolved, t.Name, h.log)
-	})
+	}
+	h.calls[t.Name] = handler
+	srv.AddTool(&t, handler)
 }
 
 // answered records that the outcome of operation id is told to the client (see

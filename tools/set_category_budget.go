@@ -14,6 +14,7 @@ var setCategoryBudgetTool = mcp.Tool{
 	Name:        "set_category_budget",
 	Title:       "Assign money to a category",
 	Description: "Set a category's assigned amount for a month: the new total. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -52,7 +53,7 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 		if err := checkAssignment(p, "amount", month, cat.ID, before, amount); err != nil {
 			return nil, err
 		}
-		if before == amount && !confirming(req, in.Confirmation) {
+		if before == amount && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
 		}
 		digits := Digits(currency(p))

@@ -19,6 +19,7 @@ var setCategoryTargetTool = mcp.Tool{
 	Name:        "set_category_target",
 	Title:       "Set or remove a category's target",
 	Description: "Set a category's target (amount, with a date or a frequency) or remove it. Undoable unless the preview warns." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -83,7 +84,7 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 		digits := Digits(currency(p))
 		before := targetOf(cat)
 		after := before.after(s)
-		if bytes.Equal(before.fields(), after.fields()) && !confirming(req, in.Confirmation) {
+		if bytes.Equal(before.fields(), after.fields()) && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("%s already has that target (%s): nothing to change", cat.Name, before.words(digits))
 		}
 		w := &write{

@@ -18,6 +18,7 @@ var splitTransactionTool = mcp.Tool{
 	Name:        "split_transaction",
 	Title:       "Split a transaction",
 	Description: "Split a transaction into lines adding up to its amount. Cannot be undone: YNAB's API cannot un-split." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

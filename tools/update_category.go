@@ -17,6 +17,7 @@ var updateCategoryTool = mcp.Tool{
 	Name:        "update_category",
 	Title:       "Rename a category, move it or change its note",
 	Description: "Rename a category, move it to another group, or change its note. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -52,7 +53,7 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 			return nil, err
 		}
 		sameNote := s.Note == nil || *s.Note == str(cat.Note)
-		if s.Name == cat.Name && to.ID == from.ID && sameNote && !confirming(req, in.Confirmation) {
+		if s.Name == cat.Name && to.ID == from.ID && sameNote && !confirming(ctx, req, in.Confirmation) {
 			what := fmt.Sprintf("is already called ‘%s’ and in %s", cat.Name, from.Name)
 			if s.Note != nil {
 				what += " with that note"

@@ -14,6 +14,7 @@ var updateCategoryGroupTool = mcp.Tool{
 	Name:        "update_category_group",
 	Title:       "Rename a category group",
 	Description: "Rename a category group. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -43,7 +44,7 @@ func (h *handlers) updateCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 		switch {
 		case g.Internal:
 			return nil, fmt.Errorf("group: %s is YNAB's internal group, which cannot be renamed", g.Name)
-		case g.Name == name && !confirming(req, in.Confirmation):
+		case g.Name == name && !confirming(ctx, req, in.Confirmation):
 			return nil, fmt.Errorf("group: %s is already called ‘%s’: nothing to change", g.Name, name)
 		}
 		if err := freeGroupName(p, "name", name, g.ID); err != nil {

@@ -17,6 +17,7 @@ var updateScheduledTransactionTool = mcp.Tool{
 	Name:        "update_scheduled_transaction",
 	Title:       "Change a scheduled transaction",
 	Description: "Change fields of a scheduled transaction; fields left out are kept. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -64,7 +65,7 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 			return nil, err
 		}
 		label := scheduledLabel(p, s)
-		if len(e.after) == 0 && !confirming(req, in.Confirmation) {
+		if len(e.after) == 0 && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("the scheduled transaction %s already has the values given: nothing to change", label)
 		}
 		w := &write{plan: p, tool: updateScheduledTransactionTool.Name, subject: subject,

@@ -20,6 +20,7 @@ var updateTransactionsTool = mcp.Tool{
 	Name:        "update_transactions",
 	Title:       "Change transactions",
 	Description: "Change fields of 1 to 1000 transactions in one write; fields left out are kept. Undoable." + confirmDescription,
+	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
@@ -81,7 +82,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 			}
 			subject = append(subject, e.subject)
 			if len(e.after) == 0 {
-				if !confirming(req, in.Confirmation) {
+				if !confirming(ctx, req, in.Confirmation) {
 					return nil, fmt.Errorf("changes[%d]: %s already has the values given: nothing to change", i, txLabel(p, t))
 				}
 				continue // agreed to already, and YNAB holds it since: writing it again harms nothing

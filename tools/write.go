@@ -13,6 +13,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/undo"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -83,13 +84,22 @@ func (w *write) preview() string {
 // writeOut is the result of every write tool.
 type writeOut struct {
 	result
-	Status           string `json:"status" jsonschema:"applied, declined or confirmation_required"`
+	Status           string `json:"status" jsonschema:"applied, declined, confirmation_required, or confirmation_pending (the user is asked on a card)"`
 	OperationID      string `json:"operation_id,omitempty" jsonschema:"the journal id of the applied operation (undo_operation takes it)"`
 	Summary          string `json:"summary,omitempty" jsonschema:"what was written, in one line"`
 	Preview          string `json:"preview,omitempty" jsonschema:"for confirmation_required and declined: the change as the user must see it"`
 	Confirmation     string `json:"confirmation,omitempty" jsonschema:"for confirmation_required: the one-time code to pass back, only after the user agreed"`
 	ExpiresInSeconds int    `json:"expires_in_seconds,omitempty" jsonschema:"for confirmation_required: how long the code stays valid"`
 	Message          string `json:"message,omitempty" jsonschema:"what happened and what to do next"`
+	Undoable         *bool  `json:"undoable,omitempty" jsonschema:"for applied: whether undo_operation can take it back"`
+
+	// The card's data, for confirmation_pending (and, for a write confirmed on the card, each
+	// change's outcome): what the host draws for the user, every line.
+	Title    string     `json:"title,omitempty" jsonschema:"for confirmation_pending: the change in one line"`
+	Changes  []cardLine `json:"changes,omitempty" jsonschema:"for confirmation_pending: every change; after a card's answer: each with its outcome"`
+	Notes    []string   `json:"notes,omitempty" jsonschema:"for confirmation_pending: warnings"`
+	PlanName string     `json:"plan_name,omitempty"`
+	Tool     string     `json:"tool,omitempty" jsonschema:"for confirmation_pending: the tool whose change is asked"`
 
 	// recorded is the operation as the journal holds it once the write was applied: what a
 	// tool says of the outcome (the ids YNAB gave, what an earlier call entered) comes from
@@ -124,7 +134,7 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	// fresh under the plan's lock before anything is written. So however long the person took
 	// to answer, this build costs no request.
 	f := ynab.Recent
-	if confirming(req, code) {
+	if confirming(ctx, req, code) {
 		f = ynab.Cached
 	}
 	p, err := h.plan(ctx, planRef, f)
@@ -145,6 +155,11 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 		return nil, out, err // a *jsonrpc.Error must reach the SDK unwrapped
 	case dec.Input != nil:
 		return dec.Input, out, nil
+	case dec.Reply != nil && dec.Reply.Card != nil:
+		// The card's token goes in _meta only: hosts hand it to the card, not to the model.
+		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
+		out.Title, out.Changes, out.Notes, out.PlanName, out.Tool = w.first, cardLines(w.lines), w.notes, w.plan.Name, w.tool
+		return &mcp.CallToolResult{Meta: mcp.Meta{confirm.MetaKey: dec.Reply.Card}}, out, nil
 	case dec.Reply != nil:
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
 		out.Confirmation, out.ExpiresInSeconds = dec.Reply.Confirmation, dec.Reply.ExpiresInSeconds
@@ -328,6 +343,10 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	}
 	out.Status, out.OperationID, out.Summary = "applied", op.ID, happened(w.first)
 	out.recorded = &recorded
+	out.Undoable = ptr(undo.Refusal(recorded) == nil)
+	if via == string(confirm.ModeApp) {
+		out.Changes = outcomeLines(w.plan, recorded.Changes)
+	}
 	if moved != "" {
 		out.Message = moved
 	}
@@ -410,8 +429,8 @@ func inDoubt(err error) bool {
 // confirming reports whether a call answers a preview (with a code, or a form's answer) rather
 // than asking for one. A call that would change nothing is refused only when it asks: the
 // person already agreed to the other, and writing the same value again harms nothing.
-func confirming(req *mcp.CallToolRequest, code string) bool {
-	return code != "" || (req != nil && req.Params != nil && req.Params.RequestState != "")
+func confirming(ctx context.Context, req *mcp.CallToolRequest, code string) bool {
+	return code != "" || confirm.Answering(ctx) || (req != nil && req.Params != nil && req.Params.RequestState != "")
 }
 
 // clientOf names the client that made the call, for the journal.

@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"strings"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/ynab"
+)
+
+// The card's lines: every change of a write, as label, before and after, for hosts that draw
+// avenir's confirmation card (MCP Apps, confirmation.md §2.4).
+
+// cardLine is one change as the card shows it.
+type cardLine struct {
+	Label   string `json:"label"`
+	Before  string `json:"before,omitempty"`
+	After   string `json:"after,omitempty"`
+	Outcome string `json:"outcome,omitempty" jsonschema:"after a card's answer: applied or not_applied"`
+}
+
+// cardLines are a preview's change lines, every one, split where a line says "label: before →
+// after" (a line without an arrow is all label). The card shows what the preview says, in
+// columns: one wording of a change, not two.
+func cardLines(lines []string) []cardLine {
+	out := make([]cardLine, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, cardLineOf(l))
+	}
+	return out
+}
+
+func cardLineOf(l string) cardLine {
+	head, after, ok := cutLast(l, " → ")
+	if !ok {
+		return cardLine{Label: l}
+	}
+	label, before, ok := cutLast(head, ": ")
+	if !ok {
+		return cardLine{Label: head, After: after}
+	}
+	return cardLine{Label: label, Before: before, After: after}
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// outcomeLines are an applied operation's changes with each one's outcome, for the card that
+// confirmed it.
+func outcomeLines(p *ynab.Plan, changes []journal.Change) []cardLine {
+	out := make([]cardLine, 0, len(changes))
+	for _, c := range changes {
+		l := cardLineOf(describeChange(p, c))
+		l.Outcome = c.Outcome
+		out = append(out, l)
+	}
+	return out
+}
