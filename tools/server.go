@@ -79,6 +79,7 @@ func NewServer(d Deps) *mcp.Server {
 		h.addAnswerConfirmation(srv)
 	}
 	addGuide(srv)
+	addPrompts(srv, d.ReadOnly)
 	return srv
 }
 
