@@ -65,8 +65,12 @@ func NewServer(d Deps) *mcp.Server {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &handlers{Deps: d, log: d.Logger, calls: map[string]mcp.ToolHandler{}}
+	// The server declares the MCP Apps extension: its confirmed tools name a card, and hosts
+	// that render MCP Apps draw it. Logging stays declared as the SDK's default has it.
+	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	caps.AddExtension(confirm.AppExtension, nil)
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "avenir", Version: d.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger})
+		&mcp.ServerOptions{Instructions: instructions, Logger: d.Logger, Capabilities: caps})
 
 	srv.AddReceivingMiddleware(countRequests, listedToApps)
 	for _, e := range allTools {
