@@ -17,6 +17,7 @@ import (
 var sandboxUsage = `Usage:
   avenir sandbox serve [--addr 127.0.0.1:8765] [--state FILE] [--sample NAME] [--token TOKEN]
                        [--rate-limit N] [--fault RULE]... [--export-cost D] [--allow-remote]
+                       [--oauth-client ID:SECRET[:REDIRECT_URI]]...
   avenir sandbox reset [--state FILE] [--sample NAME]
 
 serve runs the YNAB API emulator with its sample plan on its own, for any YNAB client: it prints
@@ -34,7 +35,8 @@ Flags:
                      default), large (a family's plan with 50000 transactions over 14 years)
                      or large:N (N transactions, 1000 to 200000, history about N/300 months).
                      serve refuses a state file that holds another sample: reset it first
-  --token TOKEN      accept only this bearer token (default: any)
+  --token TOKEN      accept only this bearer token (default: any); with --oauth-client, the
+                     personal access token of the sandbox's own user (default: none)
   --rate-limit N     answer 429 after N requests in an hour, as YNAB does (default 0: no limit)
   --fault RULE       answer some requests with an error, a delay or a dropped connection,
                      to test a client's error handling; repeat it for more rules (below)
@@ -42,6 +44,10 @@ Flags:
                      (like 1ms): past YNAB's 30 seconds it answers YNAB's 503 at once, as YNAB
                      does for a large plan, while deltas and the other endpoints still answer
                      (default 0: free)
+  --oauth-client ID:SECRET[:REDIRECT_URI]
+                     register an OAuth application, and play YNAB's OAuth (below); repeat it
+                     for more applications, or with the same ID:SECRET for more redirect URIs
+                     (without one, any http or https redirect URI is accepted)
 
 Fault rules, for --fault and the control endpoint:
   ` + strings.ReplaceAll(sandbox.FaultSyntax, "\n", "\n  ") + `
@@ -61,6 +67,15 @@ and its requests are not counted, rate-limited or faulted:
                    a JSON array of them, or rules as text, one a line
   GET|DELETE       /_sandbox/counts       the YNAB requests received by route, or start again
   GET|PUT          /_sandbox/export_cost  {"per_transaction":"1ms","limit":"30s"}
+  POST             /_sandbox/oauth/expire expire every live OAuth access token at once
+  POST             /_sandbox/oauth/revoke revoke every OAuth token, or one user's with
+                   {"user":"NAME"}
+
+YNAB's OAuth, with --oauth-client: /oauth/authorize (beside /v1) shows a consent page where any
+login name signs in as a user of its own, who starts with their own copy of the sample plans;
+/oauth/token takes the authorization_code and refresh_token grants (refresh tokens rotate).
+Access tokens last 2 hours and reach only their user's plans; scope=read-only ones cannot
+write. Users and their tokens (hashed) are kept in the state file.
 `
 
 func runSandbox(ctx context.Context, args []string, e env) error {
@@ -91,6 +106,12 @@ func sandboxServe(ctx context.Context, args []string, e env) error {
 	rateLimit := fs.Int("rate-limit", 0, "requests allowed per hour")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback address")
 	exportCost := fs.Duration("export-cost", 0, "what one transaction costs the full plan export")
+	var clients []sandbox.OAuthClient
+	fs.Func("oauth-client", "an OAuth application, ID:SECRET[:REDIRECT_URI]; repeat for more", func(v string) error {
+		var err error
+		clients, err = addOAuthClient(clients, v)
+		return err
+	})
 	var faults []sandbox.Fault
 	fs.Func("fault", "a fault rule; repeat for more", func(rule string) error {
 		f, err := sandbox.ParseFault(rule)
@@ -107,6 +128,9 @@ func sandboxServe(ctx context.Context, args []string, e env) error {
 		return usagef("sandbox serve: --rate-limit must be 0 (no limit) or more, not %d", *rateLimit)
 	case *exportCost < 0:
 		return usagef("sandbox serve: --export-cost must be 0 (free) or more, like 1ms, not %s", *exportCost)
+	case !*allowRemote && !isLoopback(*addr) && len(clients) > 0:
+		return usagef("sandbox serve: %s is not a loopback address; the sandbox's OAuth signs in anyone under any name, "+
+			"so it listens only on this machine (like 127.0.0.1:8765) unless you add --allow-remote", *addr)
 	case !*allowRemote && !isLoopback(*addr):
 		return usagef("sandbox serve: %s is not a loopback address; the sandbox accepts any token, so it listens "+
 			"only on this machine (like 127.0.0.1:8765) unless you add --allow-remote", *addr)
@@ -117,7 +141,7 @@ func sandboxServe(ctx context.Context, args []string, e env) error {
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	sb, err := sandbox.New(sandbox.Options{StatePath: path, Token: *token, RateLimit: *rateLimit, Logger: log,
-		Sample: smp, ExportCost: *exportCost})
+		Sample: smp, ExportCost: *exportCost, OAuthClients: clients})
 	if err != nil {
 		return err
 	}
@@ -131,6 +155,14 @@ func sandboxServe(ctx context.Context, args []string, e env) error {
 	}
 	fmt.Fprintln(e.stdout, srv.URL)
 	log.Info("sandbox serving the YNAB API", "url", srv.URL, "state", path, "sample", sb.Sample().String())
+	if len(clients) > 0 {
+		ids := make([]string, len(clients))
+		for i, c := range clients {
+			ids[i] = c.ID // never the secret
+		}
+		log.Info("sandbox playing YNAB's OAuth", "authorize", srv.AuthorizeURL(), "token", srv.TokenURL(),
+			"clients", strings.Join(ids, ","))
+	}
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return fmt.Errorf("sandbox: stopping: %w", err)
@@ -164,6 +196,34 @@ func sandboxReset(args []string, e env) error {
 	}
 	fmt.Fprintf(e.stdout, "The sandbox's %s sample plan is restored in %s.\n", sb.Sample(), path)
 	return nil
+}
+
+// addOAuthClient reads an --oauth-client value, ID:SECRET[:REDIRECT_URI], into the applications
+// given so far: the same ID and SECRET again adds a redirect URI to that application.
+func addOAuthClient(clients []sandbox.OAuthClient, v string) ([]sandbox.OAuthClient, error) {
+	id, rest, ok := strings.Cut(v, ":")
+	secret, uri, _ := strings.Cut(rest, ":")
+	if !ok || id == "" || secret == "" {
+		return nil, errors.New("it must be ID:SECRET or ID:SECRET:REDIRECT_URI, with a client id and a secret that have no ':'")
+	}
+	for i, c := range clients {
+		if c.ID != id {
+			continue
+		}
+		if c.Secret != secret {
+			return nil, fmt.Errorf("the OAuth client %q is given twice with different secrets", id)
+		}
+		if uri == "" || len(c.RedirectURIs) == 0 {
+			return nil, fmt.Errorf("the OAuth client %q is given twice: repeat it only to add redirect URIs, each time with one", id)
+		}
+		clients[i].RedirectURIs = append(c.RedirectURIs, uri)
+		return clients, nil
+	}
+	c := sandbox.OAuthClient{ID: id, Secret: secret}
+	if uri != "" {
+		c.RedirectURIs = []string{uri}
+	}
+	return append(clients, c), nil
 }
 
 // sandboxSample reads --sample ("" leaves it to the state file) and picks the state file: the

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
 // sandboxProcess is `avenir sandbox serve` running as a process.
@@ -191,6 +194,13 @@ func TestSandboxCommandLine(t *testing.T) {
 		{"a tiny large sample", []string{"sandbox", "reset", "--sample", "large:5"}, 2, "1000 to 200000 transactions, not 5"},
 		{"a negative export cost", []string{"sandbox", "serve", "--export-cost", "-1ms"}, 2, "--export-cost must be 0"},
 		{"a sample without the sandbox", []string{"serve", "--sample", "large"}, 2, "--sample goes with --sandbox"},
+		{"an OAuth client without a secret", []string{"sandbox", "serve", "--oauth-client", "app"}, 2, "must be ID:SECRET"},
+		{"an OAuth client with two secrets", []string{"sandbox", "serve", "--oauth-client", "app:a", "--oauth-client", "app:b"}, 2,
+			`"app" is given twice with different secrets`},
+		{"an OAuth client twice", []string{"sandbox", "serve", "--oauth-client", "app:a", "--oauth-client", "app:a"}, 2,
+			`"app" is given twice`},
+		{"OAuth on all interfaces", []string{"sandbox", "serve", "--oauth-client", "app:a", "--addr", "0.0.0.0:8765"}, 2,
+			"signs in anyone under any name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,7 +208,8 @@ func TestSandboxCommandLine(t *testing.T) {
 			err := run(context.Background(), tt.args, env{stdout: &out, stderr: &errOut, getenv: getenv})
 			code := exitCode(err, &errOut)
 			if tt.name == "help on faults" {
-				for _, want := range []string{"--fault RULE", "retry-after=D", "drop=after", "--sample NAME", "--export-cost D", "/_sandbox/faults"} {
+				for _, want := range []string{"--fault RULE", "retry-after=D", "drop=after", "--sample NAME", "--export-cost D", "/_sandbox/faults",
+					"--oauth-client ID:SECRET", "/_sandbox/oauth/expire"} {
 					if !strings.Contains(out.String(), want) {
 						t.Errorf("the help lacks %q:\n%s", want, out.String())
 					}
@@ -406,4 +417,97 @@ func TestSandboxServeLargeSample(t *testing.T) {
 		t.Errorf("after the reset: %d with %d transactions, want 2000", code, len(list.Transactions))
 	}
 	again.stop(t)
+}
+
+// `avenir sandbox serve --oauth-client` plays YNAB's OAuth: a person signs in on the consent
+// page, the application exchanges the code, the token reaches that person's own copy of the
+// sample, the control endpoint expires it, and after a restart the refresh token still works.
+// Neither the log nor the state file shows a secret, a code or a token.
+func TestSandboxServeOAuth(t *testing.T) {
+	env, dir := isolatedEnv(t)
+	state := filepath.Join(dir, "oauth", "sandbox.json")
+	const callback = "http://127.0.0.1:9/callback"
+	args := []string{"--state", state, "--oauth-client", "hosted-app:app-s3cret:" + callback}
+	sp := startSandbox(t, env, args...)
+	origin := strings.TrimSuffix(sp.url, "/v1")
+	browser := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	authorize := url.Values{"client_id": {"hosted-app"}, "redirect_uri": {callback}, "response_type": {"code"}, "state": {"xyz"}}
+	res, err := browser.Get(origin + "/oauth/authorize?" + authorize.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(page), `name="user"`) {
+		t.Fatalf("the consent page: %d\n%s", res.StatusCode, page)
+	}
+	consent := url.Values{"user": {"dana"}, "decision": {"authorize"}}
+	for k, v := range authorize {
+		consent[k] = v
+	}
+	res, err = browser.PostForm(origin+"/oauth/authorize", consent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	loc, _ := url.Parse(res.Header.Get("Location"))
+	code := loc.Query().Get("code")
+	if res.StatusCode != http.StatusFound || !strings.HasPrefix(loc.String(), callback+"?") || code == "" || loc.Query().Get("state") != "xyz" {
+		t.Fatalf("Authorize answered %d to %q, want a redirect to the callback with a code and the state", res.StatusCode, loc)
+	}
+
+	token := func(origin string, form url.Values) (access, refresh string) {
+		t.Helper()
+		form.Set("client_id", "hosted-app")
+		form.Set("client_secret", "app-s3cret")
+		res, err := http.PostForm(origin+"/oauth/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var tok struct {
+			AccessToken  string `json:"access_token"`
+			RefreshToken string `json:"refresh_token"`
+			ExpiresIn    int    `json:"expires_in"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&tok); err != nil || res.StatusCode != http.StatusOK || tok.ExpiresIn != 7200 {
+			t.Fatalf("the token endpoint: %d %+v %v", res.StatusCode, tok, err)
+		}
+		return tok.AccessToken, tok.RefreshToken
+	}
+	access, refresh := token(origin, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback}})
+	dana := sandbox.UserPlanID("dana", sandbox.PlanID)
+	var plans struct{ Plans []struct{ ID string } }
+	if status := call(t, "GET", sp.url+"/plans", access, "", &plans); status != http.StatusOK || len(plans.Plans) == 0 || plans.Plans[0].ID != dana {
+		t.Fatalf("GET /plans with Dana's token: %d %+v, want her plan %s", status, plans, dana)
+	}
+	if status := call(t, "GET", sp.url+"/plans", "any-token", "", nil); status != http.StatusUnauthorized {
+		t.Errorf("a token the sandbox never issued: %d, want 401", status)
+	}
+	if status := call(t, "POST", origin+"/_sandbox/oauth/expire", "control", "", nil); status != http.StatusOK {
+		t.Fatalf("POST /_sandbox/oauth/expire: %d", status)
+	}
+	if status := call(t, "GET", sp.url+"/plans", access, "", nil); status != http.StatusUnauthorized {
+		t.Errorf("an expired token: %d, want 401", status)
+	}
+	sp.stop(t)
+
+	again := startSandbox(t, env, args...)
+	access2, _ := token(strings.TrimSuffix(again.url, "/v1"), url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+	if status := call(t, "GET", again.url+"/plans/"+dana+"/accounts", access2, "", nil); status != http.StatusOK {
+		t.Errorf("after a restart and a refresh, Dana's accounts: %d", status)
+	}
+	again.stop(t)
+
+	saved, _ := os.ReadFile(state)
+	logs := sp.stderr.String() + again.stderr.String()
+	if !strings.Contains(logs, "sandbox playing YNAB's OAuth") || !strings.Contains(logs, "clients=hosted-app") {
+		t.Errorf("the log does not say the sandbox plays OAuth:\n%s", logs)
+	}
+	for _, secret := range []string{"app-s3cret", code, access, refresh, access2} {
+		if strings.Contains(logs, secret) || strings.Contains(string(saved), secret) {
+			t.Errorf("the log or the state file shows a secret, a code or a token")
+		}
+	}
 }

@@ -35,7 +35,7 @@ func patchMonthCategory(c *call) (int, any, error) {
 	if cat.Internal {
 		return 0, nil, badRequest("%s is YNAB's own category: money cannot be assigned to it.", cat.Name)
 	}
-	c.p.recordMove(c.s.w.UserID, month, id, *body.Category.Budgeted-c.p.assigned(month, id), c.s.opts.Now())
+	c.p.recordMove(c.w.UserID, month, id, *body.Category.Budgeted-c.p.assigned(month, id), c.s.opts.Now())
 	c.p.setAssigned(month, id, *body.Category.Budgeted)
 	k, err := c.commit()
 	if err != nil {

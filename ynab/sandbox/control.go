@@ -21,9 +21,11 @@ const controlPath = "/_sandbox"
 
 // controlPaths are the control endpoint's resources and the methods each takes.
 var controlPaths = map[string][]string{
-	controlPath + "/faults":      {http.MethodGet, http.MethodPost, http.MethodDelete},
-	controlPath + "/counts":      {http.MethodGet, http.MethodDelete},
-	controlPath + "/export_cost": {http.MethodGet, http.MethodPut},
+	controlPath + "/faults":       {http.MethodGet, http.MethodPost, http.MethodDelete},
+	controlPath + "/counts":       {http.MethodGet, http.MethodDelete},
+	controlPath + "/export_cost":  {http.MethodGet, http.MethodPut},
+	controlPath + "/oauth/expire": {http.MethodPost},
+	controlPath + "/oauth/revoke": {http.MethodPost},
 }
 
 // maxControlBody bounds a control request's body: a few hundred rules.
@@ -57,7 +59,7 @@ func (s *Sandbox) control(r *http.Request) response {
 	switch {
 	case !ok:
 		return errorResponse(ynabError("404.1", fmt.Sprintf("There is no %s in the sandbox's control endpoint; "+
-			"it has %s/faults, %s/counts and %s/export_cost.", r.URL.Path, controlPath, controlPath, controlPath)))
+			"it has %[2]s/faults, %[2]s/counts, %[2]s/export_cost, %[2]s/oauth/expire and %[2]s/oauth/revoke.", r.URL.Path, controlPath)))
 	case !slices.Contains(methods, r.Method):
 		res := errorResponse(&apiError{Status: http.StatusMethodNotAllowed, ID: "405", Name: "method_not_allowed",
 			Detail: fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(methods, ", "))})
@@ -78,6 +80,10 @@ func (s *Sandbox) control(r *http.Request) response {
 		return ok200(map[string]any{"counts": countsJSON(s.Counts())})
 	case "GET /export_cost":
 		return ok200(map[string]any{"export_cost": s.exportCostJSON()})
+	case "POST /oauth/expire":
+		return s.controlExpire()
+	case "POST /oauth/revoke":
+		return s.controlRevoke(r)
 	default: // PUT /export_cost
 		return s.setExportCost(r)
 	}

@@ -204,8 +204,10 @@
 //   - No pending transactions, no debt account fields (debt_* are null), no flag names, no
 //     month notes; plans, settings and accounts beyond their creation cannot be changed, as
 //     in YNAB.
-//   - OAuth scopes (403.3) and subscription states (403.1, 403.2) exist only as injected faults.
-//   - "default" is not a plan_id alias (it needs OAuth's default plan selection).
+//   - Subscription states (403.1, 403.2) exist only as injected faults.
+//   - "default" is not a plan_id alias (it needs OAuth's default plan selection, which the
+//     sandbox's OAuth does not offer); no implicit grant, no Restricted Mode's 25 users.
+//   - The rate limit is one for the whole sandbox, not one per access token.
 //
 // # Requests and faults
 //
@@ -220,6 +222,20 @@
 // /_sandbox/export_cost), which answers loopback requests with the sandbox's token and is
 // itself neither counted, rate-limited nor faulted. With Options.ExportCost the full plan
 // export fails with YNAB's 503 once its cost passes 30 seconds, as YNAB's does on a large plan.
+//
+// # OAuth and users
+//
+// With Options.OAuthClients the sandbox also plays YNAB's OAuth (oauth.go cites what it
+// follows): /oauth/authorize shows a consent page where any login name signs in, and
+// /oauth/token takes the authorization code (PKCE optional) and refresh grants, rotating
+// refresh tokens. Each login name is a user of their own, who starts with their own copy of
+// the sample: the same plans and money, every id renamed (UserPlanID gives a copy's plan
+// ids), so one user's ids are not found in another's plans (404.2). An access token reaches
+// only its user's plans, for 2 hours of Now (ExpireTokens, or POST /_sandbox/oauth/expire,
+// ends them early; RevokeTokens, or /_sandbox/oauth/revoke, revokes refresh tokens too); one
+// granted scope=read-only cannot write (403.3). Options.Token is then the personal access
+// token of the sandbox's own user, and no other token is accepted. Users, their copies and
+// their grants (hashed) are saved in the state file; Reset restores every copy.
 //
 // # The large sample
 //

@@ -20,10 +20,14 @@ type stateFile struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	World   *world `json:"world"`
+	// Users are the OAuth users' copies of the sample, by login name, and OAuth what was
+	// granted to whom (oauth.go); both absent in a sandbox nobody signed in to.
+	Users map[string]*world `json:"users,omitempty"`
+	OAuth *oauthState       `json:"oauth,omitempty"`
 }
 
 // load reads the state saved at path; a missing file (or path "") gives nil and no error.
-func load(path string) (*world, error) {
+func load(path string) (*stateFile, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -46,7 +50,12 @@ func load(path string) (*world, error) {
 	case sf.World == nil || len(sf.World.Plans) == 0 || sf.World.findPlan(sf.World.LastUsed) == nil:
 		return nil, fmt.Errorf("sandbox state %s holds no usable plan: remove it to start again from the sample", path)
 	}
-	return sf.World, nil
+	for login, w := range sf.Users {
+		if w == nil || len(w.Plans) == 0 || w.findPlan(w.LastUsed) == nil {
+			return nil, fmt.Errorf("sandbox state %s holds no usable plan for the user %q: remove it to start again from the sample", path, login)
+		}
+	}
+	return &sf, nil
 }
 
 // save writes the whole state to the state file, atomically: a temporary file in the same
@@ -57,7 +66,7 @@ func (s *Sandbox) save() error {
 	if path == "" {
 		return nil
 	}
-	b, err := json.Marshal(stateFile{Format: stateFormat, Version: stateVersion, World: s.w})
+	b, err := json.Marshal(stateFile{Format: stateFormat, Version: stateVersion, World: s.w, Users: s.users, OAuth: s.oauth.saved()})
 	if err != nil {
 		return fmt.Errorf("encode the sandbox state: %w", err)
 	}

@@ -19,7 +19,7 @@ func (p *plan) wanted(key string, deleted bool, since int64) bool {
 }
 
 func getUser(c *call) (int, any, error) {
-	return http.StatusOK, map[string]any{"user": ynab.User{ID: c.s.w.UserID}}, nil
+	return http.StatusOK, map[string]any{"user": ynab.User{ID: c.w.UserID}}, nil
 }
 
 func getPlans(c *call) (int, any, error) {
@@ -32,7 +32,7 @@ func getPlans(c *call) (int, any, error) {
 	}
 	plans := []ynab.PlanSummary{}
 	var last *ynab.PlanSummary
-	for _, p := range c.s.w.Plans {
+	for _, p := range c.w.Plans {
 		v := c.s.view(p)
 		sum := summary(p, v)
 		if withAccounts {
@@ -45,7 +45,7 @@ func getPlans(c *call) (int, any, error) {
 			}
 		}
 		plans = append(plans, sum)
-		if p.ID == c.s.w.LastUsed {
+		if p.ID == c.w.LastUsed {
 			last = &plans[len(plans)-1]
 		}
 	}

@@ -171,11 +171,13 @@ func matchPattern(pattern string, segs []string) (map[string]string, bool) {
 	return params, true
 }
 
-// call is one request being handled, with the plan it addresses and that plan's view.
+// call is one request being handled, with the plans of its user, the plan it addresses and that
+// plan's view.
 type call struct {
 	s      *Sandbox
 	r      *http.Request
 	params map[string]string
+	w      *world
 	p      *plan
 	v      *view
 	f      formatter

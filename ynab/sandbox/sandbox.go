@@ -30,8 +30,15 @@ type Options struct {
 	// unlimited.
 	RateLimit int
 	// Token, if set, is the only bearer token accepted. If empty, any bearer token is; a request
-	// without an Authorization header is refused either way, as YNAB does.
+	// without an Authorization header is refused either way, as YNAB does. With OAuthClients,
+	// Token is the personal access token of the sandbox's own user, and without it only the
+	// OAuth access tokens the sandbox issued are accepted.
 	Token string
+	// OAuthClients are the OAuth applications registered with the sandbox. With one or more, the
+	// sandbox also plays YNAB's OAuth (see oauth.go): /oauth/authorize signs people in under any
+	// login name, each with their own copy of the sample, and /oauth/token issues access tokens
+	// that reach only their user's plans and expire after 2 hours. None: one user, as before.
+	OAuthClients []OAuthClient
 	// Logger, if set, gets one line per request: method, path (never the query), status and
 	// duration. Never the token.
 	Logger *slog.Logger
@@ -49,9 +56,13 @@ type Options struct {
 type Sandbox struct {
 	opts Options
 
-	mu    sync.Mutex // guards w and views
+	mu    sync.Mutex // guards w, users, oauth and views
 	w     *world
-	views map[string]*view // plan id → view; nil when stale
+	users map[string]*world // login name → that user's copy of the sample (users.go)
+	oauth *oauthState
+	views map[string]*view // plan id (unique across users) → view; nil when stale
+
+	clients map[string]OAuthClient // the registered OAuth applications, by client id
 
 	reqMu  sync.Mutex // guards counts, faults and window
 	counts Counts
@@ -91,10 +102,22 @@ func New(opts Options) (*Sandbox, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Sandbox{opts: opts, views: map[string]*view{}, counts: Counts{ByRoute: map[string]int{}}}
-	w, err := load(opts.StatePath)
+	clients, err := checkClients(opts.OAuthClients)
 	if err != nil {
 		return nil, err
+	}
+	s := &Sandbox{opts: opts, views: map[string]*view{}, counts: Counts{ByRoute: map[string]int{}},
+		clients: clients, users: map[string]*world{}, oauth: newOAuthState()}
+	sf, err := load(opts.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	var w *world
+	if sf != nil {
+		w, s.oauth = sf.World, sf.OAuth.filled()
+		if sf.Users != nil {
+			s.users = sf.Users
+		}
 	}
 	if err := opts.Sample.check(w, opts.StatePath); err != nil {
 		return nil, err
@@ -106,27 +129,30 @@ func New(opts Options) (*Sandbox, error) {
 	return s, nil
 }
 
-// Reset restores the sample, dated by Now, and saves it. Server knowledge keeps counting up and
-// whatever the API created is served as deleted in delta requests, so a client's cache follows.
+// Reset restores the sample, dated by Now, and saves it; every OAuth user's copy too (they stay
+// signed in). Server knowledge keeps counting up and whatever the API created is served as
+// deleted in delta requests, so a client's cache follows.
 func (s *Sandbox) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fresh := s.resetSample().build(s.opts.Now())
-	for i, p := range fresh.Plans {
-		if old := s.w.findPlan(p.ID); old != nil {
-			fresh.Plans[i] = p.succeed(old)
-		}
+	smp, now := s.resetSample(), s.opts.Now()
+	if err := s.resetUsers(smp, now); err != nil {
+		return err
 	}
-	s.w = fresh
+	s.w = succeedWorld(smp.build(now), s.w)
 	clear(s.views)
 	return s.save()
 }
 
-// Export returns the plan as GET /plans/{plan_id} gives it in full (planID may be "last-used").
+// Export returns the plan as GET /plans/{plan_id} gives it in full (planID may be "last-used",
+// the sandbox's own user's, or the id of an OAuth user's plan).
 func (s *Sandbox) Export(planID string) (ynab.PlanDetail, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.w.resolvePlan(planID)
+	if p == nil {
+		p = s.findUserPlan(planID)
+	}
 	if p == nil {
 		return ynab.PlanDetail{}, fmt.Errorf("sandbox: no plan %q", planID)
 	}
@@ -221,7 +247,7 @@ func (s *Sandbox) admit() (header string, ok bool) {
 
 // ServeHTTP serves YNAB's API under /v1.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.serveControl(w, r) {
+	if s.serveControl(w, r) || s.serveOAuth(w, r) {
 		return
 	}
 	started := time.Now()
@@ -275,18 +301,22 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // answer authorises, rate-limits and routes a request.
 func (s *Sandbox) answer(r *http.Request, m matched) response {
-	if !s.authorised(r) {
+	who, ok := s.identify(r)
+	if !ok {
 		return errorResponse(ynabError("401", "Unauthorized: the access token is missing, invalid, revoked or expired."))
 	}
+	if who.readOnly && writes(r.Method) {
+		return errorResponse(ynabError("403.3", "This access token was granted the read-only scope: it can read the plans, not change them."))
+	}
 	limit, ok := s.admit()
-	res := s.route(r, m, ok)
+	res := s.route(r, m, ok, who.user)
 	if limit != "" && ok { // YNAB sends no X-Rate-Limit with its 429
 		res.header = append(res.header, [2]string{"X-Rate-Limit", limit})
 	}
 	return res
 }
 
-func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
+func (s *Sandbox) route(r *http.Request, m matched, admitted bool, user string) response {
 	switch {
 	case !admitted:
 		return errorResponse(ynabError("429", "Too many requests: the rate limit of this access token is reached. Try again later."))
@@ -300,9 +330,13 @@ func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &call{s: s, r: r, params: m.params}
+	w, err := s.worldOf(user)
+	if err != nil {
+		return errorResponse(internalError(err))
+	}
+	c := &call{s: s, r: r, params: m.params, w: w}
 	if id, ok := m.params["plan_id"]; ok {
-		if c.p = s.w.resolvePlan(id); c.p == nil {
+		if c.p = w.resolvePlan(id); c.p == nil {
 			return errorResponse(notFound("plan", id))
 		}
 		c.v, c.f = s.view(c.p), formatter{c.p.CurrencyFormat}
@@ -320,7 +354,7 @@ func (s *Sandbox) route(r *http.Request, m matched, admitted bool) response {
 	status, data, err := m.route.handle(c)
 	if err != nil {
 		if before != nil {
-			err = errors.Join(err, s.restore(c.p, before))
+			err = errors.Join(err, s.restore(c.w, c.p, before))
 		}
 		var ae *apiError
 		if !errors.As(err, &ae) {
@@ -393,16 +427,16 @@ func snapshot(p *plan) ([]byte, error) {
 // restore puts back a plan as it was before a write that failed, so a refused request changes
 // nothing. Marks made by a commit that then failed to save are dropped: the next read marks
 // those entities again, at a knowledge no client has seen.
-func (s *Sandbox) restore(failed *plan, before []byte) error {
+func (s *Sandbox) restore(w *world, failed *plan, before []byte) error {
 	p := &plan{}
 	if err := json.Unmarshal(before, p); err != nil {
 		return fmt.Errorf("restore the plan after a failed write: %w", err)
 	}
 	p.Marks = failed.Marks
 	maps.DeleteFunc(p.Marks, func(_ string, m mark) bool { return m.Knowledge > p.Knowledge })
-	for i, old := range s.w.Plans {
+	for i, old := range w.Plans {
 		if old.ID == p.ID {
-			s.w.Plans[i] = p
+			w.Plans[i] = p
 		}
 	}
 	delete(s.views, p.ID)
