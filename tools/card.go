@@ -22,6 +22,9 @@ type cardLine struct {
 // after" (a line without an arrow is all label). The card shows what the preview says, in
 // columns: one wording of a change, not two.
 func cardLines(lines []string) []cardLine {
+	if lines == nil {
+		return nil
+	}
 	out := make([]cardLine, 0, len(lines))
 	for _, l := range lines {
 		out = append(out, cardLineOf(l))
@@ -47,6 +50,15 @@ func cutLast(s, sep string) (before, after string, found bool) {
 		return s, "", false
 	}
 	return s[:i], s[i+len(sep):], true
+}
+
+// cardLines are the card's lines of w: its preview's change lines, or, for a write whose first
+// line says the whole change (set_category_budget), each change as the journal records it.
+func (w *write) cardLines() []cardLine {
+	if len(w.lines) > 0 {
+		return cardLines(w.lines)
+	}
+	return outcomeLines(w.plan, w.changes)
 }
 
 // outcomeLines are an applied operation's changes with each one's outcome, for the card that

@@ -158,7 +158,7 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	case dec.Reply != nil && dec.Reply.Card != nil:
 		// The card's token goes in _meta only: hosts hand it to the card, not to the model.
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
-		out.Title, out.Changes, out.Notes, out.PlanName, out.Tool = w.first, cardLines(w.lines), w.notes, w.plan.Name, w.tool
+		out.Title, out.Changes, out.Notes, out.PlanName, out.Tool = w.first, w.cardLines(), w.notes, w.plan.Name, w.tool
 		return &mcp.CallToolResult{Meta: mcp.Meta{confirm.MetaKey: dec.Reply.Card}}, out, nil
 	case dec.Reply != nil:
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/confirm"
 )
 
 const demoUsage = `Usage: avenir demo
@@ -44,17 +46,42 @@ func runDemo(ctx context.Context, args []string, e env) error {
 	}
 	defer os.RemoveAll(dir)
 
-	cmd := exec.CommandContext(ctx, self, "serve", "--sandbox", "--log-level", "warn")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir}
-	cmd.Stderr = e.stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "avenir-demo", Version: version}, nil)
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		return fmt.Errorf("starting 'avenir serve --sandbox': %w", err)
+	// connect starts 'avenir serve --sandbox' on the demo's own state: each session after the
+	// first finds the sandbox and the journal as the one before left them.
+	connect := func(caps *mcp.ClientCapabilities) (*mcp.ClientSession, error) {
+		cmd := exec.CommandContext(ctx, self, "serve", "--sandbox", "--log-level", "warn")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir}
+		cmd.Stderr = e.stderr
+		client := mcp.NewClient(&mcp.Implementation{Name: "avenir-demo", Version: version}, &mcp.ClientOptions{Capabilities: caps})
+		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("starting 'avenir serve --sandbox': %w", err)
+		}
+		return session, nil
 	}
-	defer session.Close()
+	session, err := connect(nil)
+	if err != nil {
+		return err
+	}
 	d := &demo{ctx: ctx, s: session, w: e.stdout}
-	return d.run()
+	err = d.run()
+	session.Close()
+	if err != nil {
+		return err
+	}
+	// The same plan in a host that draws MCP Apps and cannot elicit (Claude Desktop, claude.ai,
+	// ChatGPT): the person confirms on a card.
+	apps := &mcp.ClientCapabilities{}
+	apps.AddExtension(confirm.AppExtension, map[string]any{"mimeTypes": []string{confirm.AppMIMEType}})
+	if d.s, err = connect(apps); err != nil {
+		return err
+	}
+	defer d.s.Close()
+	if err := d.card(); err != nil {
+		return err
+	}
+	d.say("\nThe demo changed nothing of yours: its sandbox and journal were temporary.")
+	return nil
 }
 
 // demo prints a session the way a person would follow it: what the assistant asks, and what
@@ -85,6 +112,14 @@ func (d *demo) call(name string, args map[string]any, out any) error {
 			}
 		}
 		return fmt.Errorf("%s: %s", name, strings.Join(msg, " "))
+	}
+	return decodeResult(res, out)
+}
+
+// decodeResult reads a result's structured content into out.
+func decodeResult(res *mcp.CallToolResult, out any) error {
+	if res.IsError {
+		return errors.New("the call failed")
 	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -201,8 +236,57 @@ func (d *demo) run() error {
 	if err := d.journal(); err != nil {
 		return err
 	}
-	d.say("\nThe demo changed nothing of yours: its sandbox and journal were temporary.")
 	return nil
+}
+
+// card makes a confirmed write as a host that draws MCP Apps does: it draws the card from the
+// pending result (shown here as text), the person clicks Confirm, and the card answers with the
+// token that only it was given.
+func (d *demo) card() error {
+	d.step("In Claude Desktop, claude.ai or ChatGPT: the card  (MCP Apps)")
+	d.say("  These hosts cannot ask a question of their own, but they draw avenir's card. The model")
+	d.say("  gets no code: only the person's click on the card writes.")
+	res, err := d.s.CallTool(d.ctx, &mcp.CallToolParams{Name: "set_category_budget",
+		Arguments: map[string]any{"category": "Uitjes", "month": "current", "amount": "60"}})
+	if err != nil {
+		return fmt.Errorf("set_category_budget: %w", err)
+	}
+	var pending struct {
+		Status, Title, Message string
+		PlanName               string `json:"plan_name"`
+		Changes                []struct{ Label, Before, After string }
+		Notes                  []string
+	}
+	if res.IsError || decodeResult(res, &pending) != nil {
+		return fmt.Errorf("set_category_budget: the card's first call failed")
+	}
+	token, _ := res.Meta[confirm.MetaKey].(map[string]any)["token"].(string)
+	if pending.Status != "confirmation_pending" || token == "" {
+		return fmt.Errorf("set_category_budget: expected a card, got status %q", pending.Status)
+	}
+	d.say("  The model reads: %s", pending.Message)
+	d.say("  The host draws the card:")
+	d.say("  ┌─ %s  (%s)", pending.Title, pending.PlanName)
+	for _, c := range pending.Changes {
+		d.say("  │ %-28s %s → %s", c.Label, c.Before, c.After)
+	}
+	for _, n := range pending.Notes {
+		d.say("  │ ⚠ %s", n)
+	}
+	d.say("  └─ [ Confirm ]  [ Decline ]")
+	d.say("  The person clicks Confirm; the card calls answer_confirmation with its token.")
+	var done struct {
+		Status       string `json:"status"`
+		OperationID  string `json:"operation_id"`
+		Summary      string `json:"summary"`
+		YNABRequests int    `json:"ynab_requests"`
+	}
+	if err := d.call("answer_confirmation", map[string]any{"token": token, "answer": "accept"}, &done); err != nil {
+		return err
+	}
+	d.say("  → %s: %s (operation %s, %d YNAB request(s))", done.Status, done.Summary, done.OperationID, done.YNABRequests)
+	d.say("  The journal records how it was confirmed: app.")
+	return d.journal()
 }
 
 // confirmed makes a confirmed write the way a client without elicitation does: it shows the

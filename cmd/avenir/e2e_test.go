@@ -290,7 +290,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Huishouden", "Ready to assign", "need a category"} {
+	for _, want := range []string{"Huishouden", "Ready to assign", "need a category", "[ Confirm ]", "applied: Budgeted Uitjes", " app "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
