@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avenir-mcp/avenir/tools/internal/clientjson"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -243,27 +244,13 @@ func isDigits(s string) bool {
 	return true
 }
 
-// maxQuoted is how many characters of a client's value an error message quotes.
-const maxQuoted = 80
+// maxQuoted, quoted and bound are clientjson's, under the names the tools' messages use: a
+// client's value in a message is quoted and cut the same way by every tool and by the framing.
+const maxQuoted = clientjson.MaxQuoted
 
-// quoted shows a value from the client in a message: quoted so space and control characters
-// are visible, and cut after maxQuoted characters (then "…") so that a huge argument cannot
-// flood the reply. Every message in tools that quotes a client's text goes through it.
-func quoted(s string) string {
-	return strconv.Quote(bound(s, maxQuoted))
-}
+func quoted(s string) string { return clientjson.Quoted(s) }
 
-// bound cuts s to at most n characters, marking the cut with "…".
-func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
+func bound(s string, n int) string { return clientjson.Bound(s, n) }
 
 // FormatPlain writes an amount the way confirmation questions show it: the plan's digits,
 // '.' as the decimal point, no symbol and no grouping ("1200.00", "-12.34", "0.00"; "12"

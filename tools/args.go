@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/avenir-mcp/avenir/tools/internal/clientjson"
 )
 
 // A tool's arguments are read by avenir, not by the SDK: the SDK would check them against the
@@ -227,53 +229,53 @@ func argErrorf(format string, args ...any) error { return &argError{fmt.Sprintf(
 // type. tool names the tool in errors.
 func decodeArgs(raw []byte, t *argType, out any, tool string) error {
 	v := reflect.ValueOf(out).Elem()
-	sc := newScanner(raw)
-	if sc.atEnd() {
+	sc := clientjson.NewScanner(raw)
+	if sc.AtEnd() {
 		return missing(t)
 	}
-	switch c := sc.peek(); c {
+	switch c := sc.Peek(); c {
 	case 'n':
-		if lit, err := sc.readLiteral(); err == nil && lit == "null" && sc.atEnd() {
+		if lit, err := sc.ReadLiteral(); err == nil && lit == "null" && sc.AtEnd() {
 			return missing(t)
 		}
-		sc.pos = 0
+		sc.Seek(0)
 	case '{':
 	default:
-		if err := checkJSON(raw); err != nil {
+		if err := clientjson.Check(raw); err != nil {
 			return argErrorf("the arguments are not valid JSON: %v", err)
 		}
-		return argErrorf("the arguments must be an object of named arguments, not %s", jsonKindAt(c))
+		return argErrorf("the arguments must be an object of named arguments, not %s", clientjson.KindAt(c))
 	}
 	d := &argDecoder{sc: sc, tool: tool}
 	if err := d.value(t, v, "", "", 0); err != nil {
 		return d.explain(err)
 	}
-	if !sc.atEnd() {
-		return argErrorf("the arguments are not valid JSON: more text after them, at byte %d", sc.pos+1)
+	if !sc.AtEnd() {
+		return argErrorf("the arguments are not valid JSON: more text after them, at byte %d", sc.Pos()+1)
 	}
 	return nil
 }
 
 // argDecoder reads one call's arguments.
 type argDecoder struct {
-	sc   *jsonScanner
+	sc   *clientjson.Scanner
 	tool string
 }
 
 // explain words a scanner error for the arguments.
 func (d *argDecoder) explain(err error) error {
-	var je *jsonError
+	var je *clientjson.Error
 	if !errors.As(err, &je) {
 		return err
 	}
-	switch je.kind {
-	case errDuplicate:
-		if !strings.ContainsAny(je.path, ".[") {
-			return argErrorf("%s is given twice: give each argument once", quoted(je.path))
+	switch je.Kind {
+	case clientjson.Duplicate:
+		if !strings.ContainsAny(je.Path, ".[") {
+			return argErrorf("%s is given twice: give each argument once", quoted(je.Path))
 		}
-		return argErrorf("%s is given twice: give each field once", je.path)
-	case errDepth:
-		return argErrorf("the arguments nest deeper than %d levels", maxNesting)
+		return argErrorf("%s is given twice: give each field once", je.Path)
+	case clientjson.TooDeep:
+		return argErrorf("the arguments nest deeper than %d levels", clientjson.MaxNesting)
 	}
 	return argErrorf("the arguments are not valid JSON: %v", err)
 }
@@ -288,19 +290,19 @@ func name(path string) string {
 
 // typeError says that the value at the scanner (starting with c) is not what t needs.
 func (d *argDecoder) typeError(t *argType, path, desc string, c byte) error {
-	got := jsonKindAt(c)
+	got := clientjson.KindAt(c)
 	if c == '-' || '0' <= c && c <= '9' {
-		start := d.sc.pos
-		if text, err := d.sc.readNumber(); err == nil {
+		start := d.sc.Pos()
+		if text, err := d.sc.ReadNumber(); err == nil {
 			got = "the number " + bound(text, maxQuoted)
 		}
-		d.sc.pos = start
+		d.sc.Seek(start)
 	} else if c == '"' {
-		start := d.sc.pos
-		if s, err := d.sc.readString(); err == nil {
+		start := d.sc.Pos()
+		if s, err := d.sc.ReadString(); err == nil {
 			got = "the string " + quoted(s)
 		}
-		d.sc.pos = start
+		d.sc.Seek(start)
 	}
 	return mustBe(t, path, desc, got)
 }
@@ -317,36 +319,36 @@ func mustBe(t *argType, path, desc, got string) error {
 // the argument's description, for errors.
 func (d *argDecoder) value(t *argType, v reflect.Value, path, desc string, depth int) error {
 	sc := d.sc
-	c := sc.peek()
+	c := sc.Peek()
 	switch t.kind {
 	case argString:
 		if c != '"' {
 			return d.typeError(t, path, desc, c)
 		}
-		s, err := sc.readString()
+		s, err := sc.ReadString()
 		if err != nil {
 			return err
 		}
 		v.SetString(s)
 	case argCode:
-		start := sc.pos
+		start := sc.Pos()
 		if c == '"' {
-			s, err := sc.readString()
+			s, err := sc.ReadString()
 			if err != nil {
 				return err
 			}
 			v.SetString(s)
 			return nil
 		}
-		if err := sc.skipValue(depth, path); err != nil {
+		if err := sc.SkipValue(depth, path); err != nil {
 			return err
 		}
-		v.SetString(bound(string(sc.data[start:sc.pos]), maxQuoted))
+		v.SetString(bound(string(sc.Since(start)), maxQuoted))
 	case argBool:
 		if c != 't' && c != 'f' {
 			return d.typeError(t, path, desc, c)
 		}
-		lit, err := sc.readLiteral()
+		lit, err := sc.ReadLiteral()
 		if err != nil {
 			return err
 		}
@@ -355,7 +357,7 @@ func (d *argDecoder) value(t *argType, v reflect.Value, path, desc string, depth
 		if c != '-' && (c < '0' || c > '9') {
 			return d.typeError(t, path, desc, c)
 		}
-		text, err := sc.readNumber()
+		text, err := sc.ReadNumber()
 		if err != nil {
 			return err
 		}
@@ -369,9 +371,9 @@ func (d *argDecoder) value(t *argType, v reflect.Value, path, desc string, depth
 		var err error
 		switch {
 		case c == '"':
-			text, err = sc.readString()
+			text, err = sc.ReadString()
 		case c == '-' || '0' <= c && c <= '9':
-			text, err = sc.readNumber()
+			text, err = sc.ReadNumber()
 		default:
 			return d.typeError(t, path, desc, c)
 		}
@@ -390,8 +392,8 @@ func (d *argDecoder) value(t *argType, v reflect.Value, path, desc string, depth
 			return d.typeError(t, path, desc, c)
 		}
 		s := reflect.MakeSlice(t.goType, 0, 0)
-		err := sc.array(depth, path, func(i, depth int, path string) error {
-			if sc.peek() == 'n' {
+		err := sc.Array(depth, path, func(i, depth int, path string) error {
+			if sc.Peek() == 'n' {
 				return argErrorf("%s: must be %s, not null", path, t.elem.what())
 			}
 			s = reflect.Append(s, reflect.Zero(t.elem.goType))
@@ -406,13 +408,13 @@ func (d *argDecoder) value(t *argType, v reflect.Value, path, desc string, depth
 			return d.typeError(t, path, desc, c)
 		}
 		given := map[string]bool{}
-		err := sc.object(depth, path, func(key string, depth int, sub string) error {
+		err := sc.Object(depth, path, func(key string, depth int, sub string) error {
 			f, ok := t.field(key)
 			if !ok {
 				return d.unknown(t, path, key)
 			}
-			if sc.peek() == 'n' {
-				return sc.skipValue(depth, sub) // null: the argument is absent
+			if sc.Peek() == 'n' {
+				return sc.SkipValue(depth, sub) // null: the argument is absent
 			}
 			given[key] = true
 			return d.value(f.t, v.FieldByIndex(f.index), sub, f.desc, depth)
@@ -422,7 +424,7 @@ func (d *argDecoder) value(t *argType, v reflect.Value, path, desc string, depth
 		}
 		for _, f := range t.fields {
 			if f.required && !given[f.name] {
-				return missingError(f, joinPath(path, f.name))
+				return missingError(f, clientjson.JoinPath(path, f.name))
 			}
 		}
 	}

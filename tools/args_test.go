@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/avenir-mcp/avenir/tools/internal/clientjson"
 )
 
 // toolArgs maps every tool to its argument struct, for the decoding tests and the fuzzer.
@@ -346,7 +348,7 @@ func FuzzDecodeArgs(f *testing.F) {
 		// case-insensitive about keys and lenient about types, so only compare where avenir
 		// accepted).
 		if s := strings.Trim(string(raw), " \t\r\n"); s != "" && s != "null" {
-			if err := checkJSON(raw); err != nil {
+			if err := clientjson.Check(raw); err != nil {
 				t.Fatalf("accepted arguments that are not strict JSON: %q: %v", raw, err)
 			}
 			w := reflect.New(toolArgs[name])

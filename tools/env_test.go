@@ -86,7 +86,8 @@ type envOptions struct {
 	clock               func() time.Time // confirm's clock
 	maxAge              time.Duration    // the YNAB client's cache age (0: its default of 5 s)
 	token               string
-	answeredByTransport bool // as on stdio: no write counts as answered unless a test says so
+	answeredByTransport bool                           // as on stdio, with no answer ever written: no write counts as answered unless a test says so
+	afterAnswer         func(mcp.Request, func()) bool // Deps.AfterAnswer, when not answeredByTransport
 }
 
 func newEnv(t testing.TB, o envOptions) *testEnv {
@@ -111,9 +112,12 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := NewServer(Deps{YNAB: e.client, Confirm: asker, Journal: j, ReadOnly: o.readOnly,
-		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test",
-		AnsweredByTransport: o.answeredByTransport})
+	deps := Deps{YNAB: e.client, Confirm: asker, Journal: j, ReadOnly: o.readOnly,
+		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test", AfterAnswer: o.afterAnswer}
+	if o.answeredByTransport {
+		deps.AfterAnswer = func(mcp.Request, func()) bool { return true } // the answer never goes out
+	}
+	server := NewServer(deps)
 	e.session = e.connect(server, o.kind, o.noMRTRDriver)
 	return e
 }

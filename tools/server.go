@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"regexp"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/tools/internal/clientjson"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -38,10 +38,13 @@ type Deps struct {
 	Now         func() time.Time
 	Logger      *slog.Logger
 	Version     string
-	// AnsweredByTransport says the transport records that a write's answer reached the client
-	// ([StdioOptions].Answered), after writing it. Without it, a write counts as answered when
-	// its handler returns.
-	AnsweredByTransport bool
+	// AfterAnswer, from a transport that can tell when an answer is out (tools/stdio's
+	// Transport.AfterAnswer), arranges for fn to run once the answer to req is written to the
+	// client, and reports true. An applied write counts as answered ([journal.Journal.Answered])
+	// only then: killed between journaling it and writing its answer, avenir leaves it
+	// unanswered, and the client's identical retry is recognised. Nil, or false, means the answer
+	// counts as given when the handler returns (over HTTP).
+	AfterAnswer func(req mcp.Request, fn func()) bool
 }
 
 // handlers carries the dependencies of every tool handler.
@@ -193,9 +196,6 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		if c, ok := any(&o).(costed); ok {
 			c.setRequests(counter.N())
 		}
-		if a, ok := any(&o).(interface{ answeredOp() string }); ok && err == nil && !h.AnsweredByTransport {
-			h.answered(a.answeredOp())
-		}
 		var wire *jsonrpc.Error
 		switch {
 		case errors.As(err, &wire):
@@ -209,35 +209,36 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		if res.InputRequests != nil {
 			return res, nil // a question for the client; content and inputRequests exclude each other
 		}
-		return withOutput(res, o, resolved, t.Name, h.log)
+		res, err = withOutput(res, o, resolved, t.Name, h.log)
+		if a, ok := any(&o).(interface{ answeredOp() string }); ok && res.StructuredContent != nil {
+			h.afterAnswer(req, a.answeredOp())
+		}
+		return res, err
 	}
 	h.calls[t.Name] = handler
 	srv.AddTool(&t, handler)
 }
 
-// answered records that the outcome of operation id is told to the client (see
-// [journal.Journal.Answered]); "" is no operation. A failure to record it is logged: at worst an
-// identical call is then taken for a retry.
-func (h *handlers) answered(id string) { recordAnswered(h.Journal, h.log, id) }
-
-// Answered is what a transport calls once the answer telling operation id's outcome is written
-// to the client (see [Deps].AnsweredByTransport).
-func Answered(j *journal.Journal, log *slog.Logger) func(id string) {
-	return func(id string) { recordAnswered(j, log, id) }
-}
-
-func recordAnswered(j *journal.Journal, log *slog.Logger, id string) {
+// afterAnswer records that the outcome of operation id, which the result of req tells, reached
+// the client ([journal.Journal.Answered]): once the transport has written the answer where it
+// can say so ([Deps].AfterAnswer), else now. "" is no operation.
+func (h *handlers) afterAnswer(req mcp.Request, id string) {
 	if id == "" {
 		return
 	}
-	if err := j.Answered(id); err != nil {
-		log.Warn("the journal did not record that a write was answered", "operation", id, "err", err)
+	record := func() { h.answered(id) }
+	if h.AfterAnswer == nil || !h.AfterAnswer(req, record) {
+		record()
 	}
 }
 
-// goInternals matches what Go, not a person, would write: reflection, %v dumps of maps and
-// structs, fmt's complaints, Go type names of the SDK and the standard library.
-var goInternals = regexp.MustCompile(`reflect|map\[|struct \{|struct field|%!|\b(mcp|jsonrpc2?|json|jsonschema|tools|ynab|confirm|journal|http|url|time|strconv|errors|context|io|os)\.[A-Z]|\binterface ?\{|Go (struct|value|type)|\bunmarshal`)
+// answered records that the outcome of operation id is told to the client. A failure to record
+// it is logged: at worst an identical call is then taken for a retry.
+func (h *handlers) answered(id string) {
+	if err := h.Journal.Answered(id); err != nil {
+		h.log.Warn("the journal did not record that a write was answered", "operation", id, "err", err)
+	}
+}
 
 // maxToolError bounds the message of a failed call, as a safety net: the client's values in it
 // are already cut (quoted), and a message is usually a sentence or two, but the outcome of a
@@ -249,7 +250,7 @@ const maxToolError = 60_000
 // replaced by one that points at the log.
 func toolError(log *slog.Logger, err error) *mcp.CallToolResult {
 	msg := err.Error()
-	if goInternals.MatchString(msg) {
+	if clientjson.ShowsGoInternals(msg) {
 		log.Error("a tool error showed Go's insides; the client gets a plain message", "message", msg)
 		msg = "avenir could not handle this call and cannot say why in words; nothing more was written. The server log has the details"
 	}

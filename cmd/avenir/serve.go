@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -17,6 +16,7 @@ import (
 	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/tools"
+	"github.com/avenir-mcp/avenir/tools/stdio"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
@@ -139,10 +139,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if httpOpts.addr != "" {
 		return serveHTTP(ctx, tools.NewServer(deps), httpOpts, e, log)
 	}
-	deps.AnsweredByTransport = true
+	conn := stdio.New(e.stdin, e.stdout, stdio.Options{Logger: log})
+	deps.AfterAnswer = conn.AfterAnswer // a write counts as answered once its answer is on stdout
 	server := tools.NewServer(deps)
 	log.Info("avenir serving MCP on stdio", "version", version, "ynab", deps.YNAB.BaseURL(), "journal", jpath, "read_only", deps.ReadOnly)
-	return serveStdio(ctx, server, e.stdin, e.stdout, tools.Answered(j, log), log)
+	return serveStdio(ctx, server, conn, log)
 }
 
 // drainTimeout bounds how long avenir, asked to stop, waits for the calls in flight: long
@@ -150,16 +151,16 @@ func runServe(ctx context.Context, args []string, e env) error {
 // second), short enough that a client that stops avenir is not kept waiting without end.
 const drainTimeout = 45 * time.Second
 
-// serveStdio runs server on stdin and stdout until the client closes stdin, the client stops
-// reading stdout, or ctx ends (SIGTERM or SIGINT). Then it stops taking calls, lets the calls in
-// flight finish (a confirmed write journals its outcome and is answered while stdout takes it),
-// and returns nil: a stop is not a failure. Calls still running after drainTimeout are cancelled;
-// a write cut off that way stays prepared in the journal and is resolved at the next start.
-func serveStdio(ctx context.Context, server *mcp.Server, stdin io.Reader, stdout io.Writer, answered func(string), log *slog.Logger) error {
+// serveStdio runs server on conn, the transport on stdin and stdout, until the client closes
+// stdin, the client stops reading stdout, or ctx ends (SIGTERM or SIGINT). Then it stops taking
+// calls, lets the calls in flight finish (a confirmed write journals its outcome and is answered
+// while stdout takes it), and returns nil: a stop is not a failure. Calls still running after
+// drainTimeout are cancelled; a write cut off that way stays prepared in the journal and is
+// resolved at the next start.
+func serveStdio(ctx context.Context, server *mcp.Server, conn *stdio.Transport, log *slog.Logger) error {
 	// A write to a closed stdout must fail (EPIPE) rather than kill the process with SIGPIPE
 	// while a write is in flight.
 	ignoreSIGPIPE()
-	conn := tools.NewStdio(stdin, stdout, tools.StdioOptions{Logger: log, Answered: answered})
 	// The session's context is not ctx: a signal must not cancel the calls in flight.
 	ss, err := server.Connect(context.WithoutCancel(ctx), conn, nil)
 	if err != nil {

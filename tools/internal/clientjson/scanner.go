@@ -1,4 +1,4 @@
-package tools
+package clientjson
 
 import (
 	"encoding/json"
@@ -7,50 +7,63 @@ import (
 	"unicode/utf8"
 )
 
-// A strict reader of JSON text, shared by the stdio framing (is a line one well-formed message?)
-// and the tools' argument decoding (what does each argument hold?). It is stricter than
-// encoding/json where leniency would let a client be misread: a key given twice is an error, not
-// "the last one wins"; text that is not UTF-8 is an error, not silently replaced; nesting is
-// bounded, so no message can exhaust the stack.
+// The strict reader of JSON text. It is stricter than encoding/json where leniency would let a
+// client be misread: a key given twice is an error, not "the last one wins"; text that is not
+// UTF-8 is an error, not silently replaced; nesting is bounded, so no message can exhaust the
+// stack.
 
-// maxNesting bounds how deep arrays and objects may nest in a message. avenir's deepest
+// MaxNesting bounds how deep arrays and objects may nest in a message. avenir's deepest
 // message (a split line inside a transaction inside arguments inside params) is about 8 levels.
-const maxNesting = 64
+const MaxNesting = 64
 
-// jsonError is why a text is not acceptable JSON. kind tells the framing which JSON-RPC error it
-// is; path (e.g. `params.arguments.amount`) says where, for a key given twice.
-type jsonError struct {
-	kind   jsonErrorKind
-	offset int    // byte offset in the text
-	path   string // where the problem is, for errDuplicate and errDepth
+// Error is why a text is not acceptable JSON. Kind tells the stdio framing which JSON-RPC error
+// it is, and the tools how to word it; Path (e.g. `params.arguments.amount`) says where.
+type Error struct {
+	Kind   ErrorKind
+	Offset int    // byte offset in the text
+	Path   string // where the problem is, for Duplicate and TooDeep
 	msg    string
 }
 
-type jsonErrorKind int
+// ErrorKind is what is wrong with a text.
+type ErrorKind int
 
 const (
-	errSyntax    jsonErrorKind = iota // not JSON at all
-	errDepth                          // nested deeper than allowed
-	errDuplicate                      // an object repeats a key
+	Syntax    ErrorKind = iota // not JSON at all
+	TooDeep                    // nested deeper than MaxNesting
+	Duplicate                  // an object repeats a key
 )
 
-func (e *jsonError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.msg }
 
-// jsonScanner reads one JSON text from data. Its methods leave pos after what they read.
-type jsonScanner struct {
+// Scanner reads one JSON text. Its methods start at the current position (skipping white space
+// before a value) and leave it after what they read; an error is an [*Error].
+type Scanner struct {
 	data     []byte
 	pos      int
 	maxDepth int
 }
 
-func newScanner(data []byte) *jsonScanner { return &jsonScanner{data: data, maxDepth: maxNesting} }
+// NewScanner returns a Scanner at the start of data.
+func NewScanner(data []byte) *Scanner { return &Scanner{data: data, maxDepth: MaxNesting} }
 
-func (s *jsonScanner) syntaxError(format string, args ...any) *jsonError {
-	return &jsonError{kind: errSyntax, offset: s.pos, msg: fmt.Sprintf(format, args...)}
+// Pos is the current position: the offset of the next byte to read.
+func (s *Scanner) Pos() int { return s.pos }
+
+// Seek moves back (or on) to pos, an offset Pos returned: a caller can look at a value and read
+// it again.
+func (s *Scanner) Seek(pos int) { s.pos = pos }
+
+// Since returns the text from start, an offset Pos returned, to the current position: the text
+// of a value just read.
+func (s *Scanner) Since(start int) []byte { return s.data[start:s.pos] }
+
+func (s *Scanner) syntaxError(format string, args ...any) *Error {
+	return &Error{Kind: Syntax, Offset: s.pos, msg: fmt.Sprintf(format, args...)}
 }
 
 // unexpected describes the byte at pos for a syntax error.
-func (s *jsonScanner) unexpected(what string) *jsonError {
+func (s *Scanner) unexpected(what string) *Error {
 	if s.pos >= len(s.data) {
 		return s.syntaxError("the JSON text ends where %s was expected", what)
 	}
@@ -61,7 +74,8 @@ func (s *jsonScanner) unexpected(what string) *jsonError {
 	return s.syntaxError("byte 0x%02x at byte %d where %s was expected", c, s.pos+1, what)
 }
 
-func (s *jsonScanner) skipSpace() {
+// SkipSpace moves past white space.
+func (s *Scanner) SkipSpace() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -72,23 +86,23 @@ func (s *jsonScanner) skipSpace() {
 	}
 }
 
-// atEnd reports whether only white space is left.
-func (s *jsonScanner) atEnd() bool {
-	s.skipSpace()
+// AtEnd reports whether only white space is left.
+func (s *Scanner) AtEnd() bool {
+	s.SkipSpace()
 	return s.pos == len(s.data)
 }
 
-// peek returns the next non-space byte, or 0 at the end (use atEnd to tell the end from a NUL).
-func (s *jsonScanner) peek() byte {
-	s.skipSpace()
+// Peek returns the next non-space byte, or 0 at the end (use AtEnd to tell the end from a NUL).
+func (s *Scanner) Peek() byte {
+	s.SkipSpace()
 	if s.pos == len(s.data) {
 		return 0
 	}
 	return s.data[s.pos]
 }
 
-// jsonKindAt names the JSON type of the value starting with c, as an error message says it.
-func jsonKindAt(c byte) string {
+// KindAt names the JSON type of the value starting with c, as an error message says it.
+func KindAt(c byte) string {
 	switch c {
 	case '{':
 		return "an object"
@@ -105,65 +119,65 @@ func jsonKindAt(c byte) string {
 	}
 }
 
-// skipValue checks the value at pos and moves past it. depth is the nesting of the value's
+// SkipValue checks the value at pos and moves past it. depth is the nesting of the value's
 // container; path names it for errors.
-func (s *jsonScanner) skipValue(depth int, path string) error {
-	switch s.peek() {
+func (s *Scanner) SkipValue(depth int, path string) error {
+	switch s.Peek() {
 	case '{':
-		return s.object(depth, path, func(key string, depth int, path string) error { return s.skipValue(depth, path) })
+		return s.Object(depth, path, func(key string, depth int, path string) error { return s.SkipValue(depth, path) })
 	case '[':
-		return s.array(depth, path, func(i, depth int, path string) error { return s.skipValue(depth, path) })
+		return s.Array(depth, path, func(i, depth int, path string) error { return s.SkipValue(depth, path) })
 	case '"':
-		_, err := s.readString()
+		_, err := s.ReadString()
 		return err
 	case 't', 'f', 'n':
-		_, err := s.readLiteral()
+		_, err := s.ReadLiteral()
 		return err
 	default:
-		_, err := s.readNumber()
+		_, err := s.ReadNumber()
 		return err
 	}
 }
 
-// object reads an object, calling member for each value with the scanner at it. A key given
-// twice is an errDuplicate.
-func (s *jsonScanner) object(depth int, path string, member func(key string, depth int, path string) error) error {
+// Object reads an object, calling member for each value with the scanner at it. A key given
+// twice is an Duplicate.
+func (s *Scanner) Object(depth int, path string, member func(key string, depth int, path string) error) error {
 	if depth+1 > s.maxDepth {
-		return &jsonError{kind: errDepth, offset: s.pos, path: path,
+		return &Error{Kind: TooDeep, Offset: s.pos, Path: path,
 			msg: fmt.Sprintf("the JSON nests deeper than %d levels", s.maxDepth)}
 	}
 	s.pos++ // '{'
 	seen := map[string]bool{}
-	if s.peek() == '}' {
+	if s.Peek() == '}' {
 		s.pos++
 		return nil
 	}
 	for {
-		if s.peek() != '"' {
+		if s.Peek() != '"' {
 			return s.unexpected("a key in quotes")
 		}
 		start := s.pos
-		key, err := s.readString()
+		key, err := s.ReadString()
 		if err != nil {
 			return err
 		}
-		sub := joinPath(path, key)
+		sub := JoinPath(path, key)
 		if seen[key] {
-			return &jsonError{kind: errDuplicate, offset: start, path: sub,
-				msg: fmt.Sprintf("%s is given twice", quoted(sub))}
+			return &Error{Kind: Duplicate, Offset: start, Path: sub,
+				msg: fmt.Sprintf("%s is given twice", Quoted(sub))}
 		}
 		seen[key] = true
-		if s.peek() != ':' {
+		if s.Peek() != ':' {
 			return s.unexpected("':' after a key")
 		}
 		s.pos++
-		if s.atEnd() {
+		if s.AtEnd() {
 			return s.unexpected("a value")
 		}
 		if err := member(key, depth+1, sub); err != nil {
 			return err
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.pos++
 		case '}':
@@ -175,25 +189,25 @@ func (s *jsonScanner) object(depth int, path string, member func(key string, dep
 	}
 }
 
-// array reads an array, calling item for each element with the scanner at it.
-func (s *jsonScanner) array(depth int, path string, item func(i, depth int, path string) error) error {
+// Array reads an array, calling item for each element with the scanner at it.
+func (s *Scanner) Array(depth int, path string, item func(i, depth int, path string) error) error {
 	if depth+1 > s.maxDepth {
-		return &jsonError{kind: errDepth, offset: s.pos, path: path,
+		return &Error{Kind: TooDeep, Offset: s.pos, Path: path,
 			msg: fmt.Sprintf("the JSON nests deeper than %d levels", s.maxDepth)}
 	}
 	s.pos++ // '['
-	if s.peek() == ']' {
+	if s.Peek() == ']' {
 		s.pos++
 		return nil
 	}
 	for i := 0; ; i++ {
-		if s.atEnd() {
+		if s.AtEnd() {
 			return s.unexpected("a value")
 		}
 		if err := item(i, depth+1, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 			return err
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.pos++
 		case ']':
@@ -205,18 +219,18 @@ func (s *jsonScanner) array(depth int, path string, item func(i, depth int, path
 	}
 }
 
-// joinPath names a member of an object: "params" + "name" is "params.name".
-func joinPath(path, key string) string {
+// JoinPath names a member of an object: "params" + "name" is "params.name".
+func JoinPath(path, key string) string {
 	if path == "" {
 		return key
 	}
 	return path + "." + key
 }
 
-// readString reads a string literal and returns its value. Control characters must be escaped
+// ReadString reads a string literal and returns its value. Control characters must be escaped
 // and the text must be UTF-8, as RFC 8259 requires.
-func (s *jsonScanner) readString() (string, error) {
-	if s.peek() != '"' {
+func (s *Scanner) ReadString() (string, error) {
+	if s.Peek() != '"' {
 		return "", s.unexpected("a string")
 	}
 	start := s.pos
@@ -233,7 +247,7 @@ func (s *jsonScanner) readString() (string, error) {
 			}
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil { // the escapes were checked; this decodes them
-				return "", &jsonError{kind: errSyntax, offset: start, msg: "a string's escapes cannot be read"}
+				return "", &Error{Kind: Syntax, Offset: start, msg: "a string's escapes cannot be read"}
 			}
 			return v, nil
 		case c == '\\':
@@ -258,7 +272,7 @@ func (s *jsonScanner) readString() (string, error) {
 }
 
 // escape checks the escape sequence at pos (a backslash) and moves past it.
-func (s *jsonScanner) escape() error {
+func (s *Scanner) escape() error {
 	if s.pos+1 >= len(s.data) {
 		s.pos = len(s.data)
 		return s.syntaxError("the JSON text ends inside an escape")
@@ -286,9 +300,9 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// readNumber reads a number literal as RFC 8259 spells it and returns its text.
-func (s *jsonScanner) readNumber() (string, error) {
-	s.skipSpace()
+// ReadNumber reads a number literal as RFC 8259 spells it and returns its text.
+func (s *Scanner) ReadNumber() (string, error) {
+	s.SkipSpace()
 	start := s.pos
 	if s.pos < len(s.data) && s.data[s.pos] == '-' {
 		s.pos++
@@ -322,7 +336,7 @@ func (s *jsonScanner) readNumber() (string, error) {
 	return string(s.data[start:s.pos]), nil
 }
 
-func (s *jsonScanner) digits() int {
+func (s *Scanner) digits() int {
 	n := 0
 	for s.pos < len(s.data) && '0' <= s.data[s.pos] && s.data[s.pos] <= '9' {
 		s.pos++
@@ -331,9 +345,9 @@ func (s *jsonScanner) digits() int {
 	return n
 }
 
-// readLiteral reads true, false or null and returns it.
-func (s *jsonScanner) readLiteral() (string, error) {
-	s.skipSpace()
+// ReadLiteral reads true, false or null and returns it.
+func (s *Scanner) ReadLiteral() (string, error) {
+	s.SkipSpace()
 	for _, lit := range []string{"true", "false", "null"} {
 		if strings.HasPrefix(string(s.data[s.pos:min(len(s.data), s.pos+len(lit))]), lit) {
 			s.pos += len(lit)
@@ -343,17 +357,17 @@ func (s *jsonScanner) readLiteral() (string, error) {
 	return "", s.unexpected("a value")
 }
 
-// checkJSON reports whether data is exactly one JSON value (surrounding space allowed) that
-// repeats no key and nests at most maxNesting levels.
-func checkJSON(data []byte) error {
-	s := newScanner(data)
-	if s.atEnd() {
+// Check returns nil when data is exactly one JSON value (surrounding space allowed) that
+// repeats no key and nests at most MaxNesting levels, and else says why it is not.
+func Check(data []byte) error {
+	s := NewScanner(data)
+	if s.AtEnd() {
 		return s.unexpected("a value")
 	}
-	if err := s.skipValue(0, ""); err != nil {
+	if err := s.SkipValue(0, ""); err != nil {
 		return err
 	}
-	if !s.atEnd() {
+	if !s.AtEnd() {
 		return s.syntaxError("more text after the JSON value, at byte %d: send one JSON value", s.pos+1)
 	}
 	return nil

@@ -1,7 +1,8 @@
-package tools
+package stdio
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,28 +14,74 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/tools/internal/clientjson"
 )
 
-// The stdio framing on its own: a small MCP server behind a Stdio, spoken to line by line as a
+// The transport on its own: a small MCP server behind a Transport, spoken to line by line as a
 // client process would.
 
-// rawSession is a Stdio serving a test server, with the client's ends of stdin and stdout.
+// rawSession is a Transport serving a test server, with the client's ends of stdin and stdout.
 type rawSession struct {
 	t       *testing.T
-	stdio   *Stdio
+	stdio   *Transport
 	stdin   *io.PipeWriter
+	out     *recorder
 	session *mcp.ServerSession
 	answers chan map[string]json.RawMessage
 	waiting chan struct{} // a "wait" call has started
 	release chan struct{} // closing it lets every "wait" call finish
+	writes  chan writeCall
+	after   chan afterAnswer
 	mu      sync.Mutex
 	ctxErrs []error // what each "wait" call's context said when it finished
 }
 
+// writeCall is a "write" call as its handler saw it.
+type writeCall struct {
+	req  *mcp.CallToolRequest
+	took bool // AfterAnswer took the function to run
+}
+
+// afterAnswer is a function given to AfterAnswer, run.
+type afterAnswer struct {
+	op      string // the "write" call's op argument
+	written bool   // the answer naming op was written to stdout when it ran
+}
+
 type rawOptions struct {
-	maxLine  int
-	stdout   io.Writer       // default: a pipe read into answers
-	answered func(id string) // StdioOptions.Answered
+	maxLine int
+	stdout  io.Writer // default: a pipe read into answers
+}
+
+// recorder keeps every line written to w without an error, so a test can tell what had been
+// written at a given moment.
+type recorder struct {
+	w     io.Writer
+	mu    sync.Mutex
+	lines [][]byte
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err == nil {
+		r.mu.Lock()
+		r.lines = append(r.lines, bytes.Clone(p))
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+// holds reports whether a line written so far contains s.
+func (r *recorder) holds(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range r.lines {
+		if bytes.Contains(l, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 func newRawSession(t *testing.T, o rawOptions) *rawSession {
@@ -42,12 +89,14 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	r := &rawSession{t: t, stdin: inW, answers: make(chan map[string]json.RawMessage, 100),
-		waiting: make(chan struct{}, 100), release: make(chan struct{})}
+		waiting: make(chan struct{}, 100), release: make(chan struct{}),
+		writes: make(chan writeCall, 10), after: make(chan afterAnswer, 10)}
 	var stdout io.Writer = outW
 	if o.stdout != nil {
 		stdout = o.stdout
 	}
-	r.stdio = NewStdio(inR, stdout, StdioOptions{MaxLine: o.maxLine, Answered: o.answered})
+	r.out = &recorder{w: stdout}
+	r.stdio = New(inR, r.out, Options{MaxLine: o.maxLine})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "framing-test", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -61,14 +110,18 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 			r.mu.Unlock()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})
+	// write asks to hear when its answer, which names its op argument, is written.
 	srv.AddTool(&mcp.Tool{Name: "write", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var args struct {
-				ID string `json:"id"`
+				Op string `json:"op"`
 			}
-			json.Unmarshal(req.Params.Arguments, &args)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "applied"}},
-				StructuredContent: map[string]any{"status": "applied", "operation_id": args.ID}}, nil
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, fmt.Errorf("the test's write call: %w", err)
+			}
+			took := r.stdio.AfterAnswer(req, func() { r.after <- afterAnswer{args.Op, r.out.holds(args.Op)} })
+			r.writes <- writeCall{req, took}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "applied " + args.Op}}}, nil
 		})
 	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -86,7 +139,9 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 		t.Fatal(err)
 	}
 	r.session = ss
+	readerDone := make(chan struct{})
 	go func() {
+		defer close(readerDone)
 		sc := bufio.NewScanner(outR)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
@@ -97,6 +152,9 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 			}
 			r.answers <- m
 		}
+		if err := sc.Err(); err != nil {
+			t.Errorf("reading avenir's stdout: %v", err)
+		}
 	}()
 	t.Cleanup(func() {
 		select {
@@ -104,10 +162,12 @@ func newRawSession(t *testing.T, o rawOptions) *rawSession {
 		default:
 			close(r.release)
 		}
-		inW.Close()
-		r.stdio.Close()
-		outW.Close()
-		ss.Close()
+		for _, c := range []io.Closer{inW, r.stdio, outW, ss} {
+			if err := c.Close(); err != nil {
+				t.Errorf("closing %T: %v", c, err)
+			}
+		}
+		<-readerDone
 	})
 	return r
 }
@@ -131,22 +191,18 @@ func (r *rawSession) next() map[string]json.RawMessage {
 	}
 }
 
-// none checks that avenir writes nothing for a moment.
-func (r *rawSession) none() {
-	r.t.Helper()
-	select {
-	case m := <-r.answers:
-		r.t.Fatalf("unexpected answer %s", mustJSON(m))
-	case <-time.After(50 * time.Millisecond):
-	}
-}
-
+// mustJSON shows a line avenir wrote, in a failure.
 func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v (not encodable: %v)", v, err)
+	}
 	return string(b)
 }
 
-// pingWorks checks that the session still answers.
+// pingWorks checks that the session still answers, and that the next line avenir writes is the
+// ping's answer: whatever it was to write for the lines sent before is written already, since
+// the transport writes its own answer to a line before it reads the next.
 func (r *rawSession) pingWorks(id int) {
 	r.t.Helper()
 	r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
@@ -166,6 +222,14 @@ func (r *rawSession) initialize() {
 		r.t.Fatalf("initialize: %s", mustJSON(m))
 	}
 	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// shutdown calls Shutdown and checks that no call was left in flight.
+func (r *rawSession) shutdown(timeout time.Duration) {
+	r.t.Helper()
+	if left := r.stdio.Shutdown(timeout); left != 0 {
+		r.t.Fatalf("Shutdown left %d calls in flight", left)
+	}
 }
 
 func TestStdioAnswersEveryMalformedLine(t *testing.T) {
@@ -231,7 +295,7 @@ func TestStdioAnswersEveryMalformedLine(t *testing.T) {
 		if e.Code != tt.code || string(m["id"]) != tt.id || !strings.Contains(e.Message, tt.inText) {
 			t.Errorf("%s: got id %s, %d %q; want id %s, %d with %q", tt.name, m["id"], e.Code, e.Message, tt.id, tt.code, tt.inText)
 		}
-		if len(e.Message) > 300 || goInternals.MatchString(e.Message) {
+		if len(e.Message) > 300 || clientjson.ShowsGoInternals(e.Message) {
 			t.Errorf("%s: the message is long or shows Go: %q", tt.name, e.Message)
 		}
 		r.pingWorks(1000 + i)
@@ -252,9 +316,11 @@ func TestStdioReadsALineOf16MiB(t *testing.T) {
 	r.pingWorks(3)
 }
 
+// Lines that cannot be answered get no answer: the next line avenir writes after each is the
+// answer to the ping that follows it.
 func TestStdioIgnoresWhatCannotBeAnswered(t *testing.T) {
 	r := newRawSession(t, rawOptions{})
-	for _, line := range []string{
+	for i, line := range []string{
 		"", "   ", "\r",
 		`{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}`, // a bad notification
 		`{"jsonrpc":"2.0","method":5}`,                                       // no id: nothing to answer
@@ -263,9 +329,8 @@ func TestStdioIgnoresWhatCannotBeAnswered(t *testing.T) {
 		`{"jsonrpc":"2.0"}`,
 	} {
 		r.send(line)
-		r.none()
+		r.pingWorks(i + 1)
 	}
-	r.pingWorks(1)
 }
 
 func TestStdioRefusesAnIDInUse(t *testing.T) {
@@ -284,7 +349,8 @@ func TestStdioRefusesAnIDInUse(t *testing.T) {
 	r.pingWorks(1) // free again once answered
 }
 
-// At the end of the input, the calls in flight run to their end and are answered.
+// At the end of the input, the calls in flight run to their end and are answered, and a
+// shutdown waits for them.
 func TestStdioFinishesCallsAfterEndOfInput(t *testing.T) {
 	r := newRawSession(t, rawOptions{})
 	r.initialize()
@@ -292,15 +358,22 @@ func TestStdioFinishesCallsAfterEndOfInput(t *testing.T) {
 		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait"}}`, i))
 		<-r.waiting
 	}
-	r.stdin.Close()
+	if err := r.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-r.stdio.Ended():
 	case <-time.After(5 * time.Second):
 		t.Fatal("Ended not closed at the end of the input")
 	}
+	idle := r.stdio.stopTaking() // what Shutdown waits for
+	select {
+	case <-idle:
+		t.Fatal("the transport is idle at the end of the input while 3 calls are in flight")
+	default:
+	}
 	done := make(chan int)
 	go func() { done <- r.stdio.Shutdown(10 * time.Second) }()
-	time.Sleep(20 * time.Millisecond) // the calls are still running, not cancelled
 	close(r.release)
 	for range 3 {
 		if m := r.next(); m["result"] == nil {
@@ -326,12 +399,17 @@ func TestStdioShutdown(t *testing.T) {
 	r.initialize()
 	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}`)
 	<-r.waiting
+	idle := r.stdio.stopTaking() // as Shutdown does first
 	done := make(chan int)
 	go func() { done <- r.stdio.Shutdown(10 * time.Second) }()
-	time.Sleep(20 * time.Millisecond)
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	if m := r.next(); string(m["id"]) != "2" || !strings.Contains(string(m["error"]), "shutting down") {
 		t.Fatalf("a call after Shutdown: %s", mustJSON(m))
+	}
+	select {
+	case <-idle:
+		t.Fatal("the transport is idle while a call is in flight")
+	default:
 	}
 	close(r.release)
 	if m := r.next(); string(m["id"]) != "1" || m["result"] == nil {
@@ -340,11 +418,16 @@ func TestStdioShutdown(t *testing.T) {
 	if left := <-done; left != 0 {
 		t.Fatalf("Shutdown left %d calls", left)
 	}
-	r.stdio.Close()
+	if err := r.stdio.Close(); err != nil {
+		t.Fatal(err)
+	}
 	ended := make(chan error)
 	go func() { ended <- r.session.Wait() }()
 	select {
-	case <-ended:
+	case err := <-ended:
+		if err != nil {
+			t.Fatalf("the session ended with %v after Close", err)
+		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the session did not end after Close")
 	}
@@ -390,9 +473,7 @@ func TestStdioBrokenWriterEndsTheSessionWithoutCancelling(t *testing.T) {
 		t.Fatal("a broken writer did not end the session")
 	}
 	close(r.release)
-	if left := r.stdio.Shutdown(5 * time.Second); left != 0 {
-		t.Fatalf("Shutdown left %d calls", left)
-	}
+	r.shutdown(5 * time.Second)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.ctxErrs) != 1 || r.ctxErrs[0] != nil {
@@ -400,13 +481,14 @@ func TestStdioBrokenWriterEndsTheSessionWithoutCancelling(t *testing.T) {
 	}
 }
 
-// A write's answer, once written, is reported with its operation id, so the journal knows the
-// client heard it; an answer that could not be written, or that carries no operation, is not.
-func TestStdioReportsWrittenAnswers(t *testing.T) {
+// What a handler gives AfterAnswer runs once its answer was written to stdout, and only then:
+// not for an answer that could not be written, not for a request the transport did not read,
+// not for a call already answered.
+func TestStdioAfterAnswerRunsOnceTheAnswerIsWritten(t *testing.T) {
+	foreign := []mcp.Request{&mcp.CallToolRequest{}, &mcp.CallToolRequest{Extra: &mcp.RequestExtra{}}}
 	for _, broken := range []bool{false, true} {
 		t.Run(fmt.Sprintf("broken %v", broken), func(t *testing.T) {
-			got := make(chan string, 10)
-			o := rawOptions{answered: func(id string) { got <- id }}
+			o := rawOptions{}
 			if broken {
 				o.stdout = &failingWriter{n: 1} // the initialize answer, then nothing
 			}
@@ -416,29 +498,40 @@ func TestStdioReportsWrittenAnswers(t *testing.T) {
 				r.next()
 			}
 			r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}`)
-			<-r.waiting
-			close(r.release)
-			r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"id":"01OP"}}}`)
+			r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{"op":"01OP"}}}`)
+			w := <-r.writes
+			if !w.took {
+				t.Fatal("AfterAnswer did not take a function for a call in flight")
+			}
 			if !broken {
-				for range 2 {
-					r.next()
+				if m := r.next(); string(m["id"]) != "2" || !strings.Contains(string(m["result"]), "applied 01OP") {
+					t.Fatalf("the write's answer: %s", mustJSON(m))
 				}
 				select {
-				case id := <-got:
-					if id != "01OP" {
-						t.Fatalf("answered %q, want 01OP", id)
+				case a := <-r.after:
+					if a.op != "01OP" || !a.written {
+						t.Fatalf("AfterAnswer ran %+v; want 01OP, once its answer was written", a)
 					}
 				case <-time.After(5 * time.Second):
-					t.Fatal("the written answer of a write was not reported")
+					t.Fatal("what the write gave AfterAnswer did not run once its answer was written")
 				}
 			}
-			r.stdin.Close()
+			for _, req := range foreign {
+				if r.stdio.AfterAnswer(req, func() { t.Error("ran for a request the transport did not read") }) {
+					t.Errorf("AfterAnswer took a function for %+v, which the transport did not read", req)
+				}
+			}
+			if err := r.stdin.Close(); err != nil {
+				t.Fatal(err)
+			}
 			<-r.stdio.Ended()
-			r.stdio.Shutdown(5 * time.Second) // waits for answers being written and reported
+			r.shutdown(5 * time.Second) // waits for the answers being written, and what runs after them
+			if r.stdio.AfterAnswer(w.req, func() { t.Error("ran for a call already answered") }) {
+				t.Error("AfterAnswer took a function for a call already answered")
+			}
 			select {
-			case id := <-got:
-				t.Fatalf("answered %q as well", id)
+			case a := <-r.after:
+				t.Fatalf("AfterAnswer ran %+v as well", a)
 			default:
 			}
 		})
@@ -455,14 +548,14 @@ func TestStdioQuestionFailsAtEndOfInput(t *testing.T) {
 	if m := r.next(); !strings.Contains(string(m["method"]), "elicitation/create") {
 		t.Fatalf("want the question, got %s", mustJSON(m))
 	}
-	r.stdin.Close()
+	if err := r.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
 	m := r.next()
 	if string(m["id"]) != "1" || !strings.Contains(string(m["result"]), "no answer") {
 		t.Fatalf("the call whose question cannot be answered: %s", mustJSON(m))
 	}
-	if left := r.stdio.Shutdown(5 * time.Second); left != 0 {
-		t.Fatalf("Shutdown left %d calls", left)
-	}
+	r.shutdown(5 * time.Second)
 }
 
 // A malformed answer to avenir's question fails the question (closed: nothing is decided on it).
@@ -496,7 +589,7 @@ func TestReadMessageKeepsValidMessages(t *testing.T) {
 	}
 }
 
-// Bad lines for the fuzzers' seeds and TestStdio…: every malformed framing of the job.
+// Bad lines for the fuzzer's seeds: every malformed framing of the job.
 var framingSeeds = []string{
 	"hello", "42", `"x"`, "null", "[]", "[1,2]", "{}", `{"id":1,"method":"ping"}`,
 	`{"jsonrpc":"2.0","id":{},"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"method":5}`,
@@ -528,7 +621,7 @@ func FuzzReadMessage(f *testing.F) {
 			default:
 				t.Fatalf("code %d for %q", bad.code, line)
 			}
-			if goInternals.MatchString(bad.msg) || len(bad.msg) > 400 {
+			if clientjson.ShowsGoInternals(bad.msg) || len(bad.msg) > 400 {
 				t.Fatalf("message for %q shows Go or is long: %q", line, bad.msg)
 			}
 			if bad.id != nil && validID(bad.id) != nil {
@@ -543,30 +636,8 @@ func FuzzReadMessage(f *testing.F) {
 			return
 		}
 		// What passes is one valid JSON object, with no key twice.
-		if !json.Valid(line) || checkJSON(line) != nil {
+		if !json.Valid(line) || clientjson.Check(line) != nil {
 			t.Fatalf("passed on %q, which is not one strict JSON value", line)
 		}
 	})
 }
-
-func FuzzCheckJSON(f *testing.F) {
-	for _, s := range framingSeeds {
-		f.Add([]byte(s))
-	}
-	f.Add([]byte(`{"a":[1,-0.5e+3,true,false,null,"\"\\\/\b\f\n\r\t\u0041"]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		err := checkJSON(data)
-		if err == nil && !json.Valid(data) {
-			t.Fatalf("checkJSON accepts %q, which encoding/json refuses", data)
-		}
-		var je *jsonError
-		if err != nil && !errors.As(err, &je) {
-			t.Fatalf("checkJSON(%q) = %v, not a jsonError", data, err)
-		}
-		if err != nil && je.kind == errSyntax && json.Valid(data) && utf8Valid(data) {
-			t.Fatalf("checkJSON refuses %q as a syntax error, which encoding/json accepts: %v", data, err)
-		}
-	})
-}
-
-func utf8Valid(b []byte) bool { return strings.ToValidUTF8(string(b), "\uFFFD") == string(b) }
