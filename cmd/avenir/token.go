@@ -334,32 +334,41 @@ func tokenSet(e env, toFile bool) error {
 // writeTokenFile writes the token with mode 0600 in a 0700 directory, through a temporary file
 // renamed into place, so that no reader ever sees half a token or a file others can read.
 func writeTokenFile(path, token string) error {
+	if err := writeSecretFile(path, token); err != nil {
+		return fmt.Errorf("writing the token file: %w", err)
+	}
+	return nil
+}
+
+// writeSecretFile writes a secret and a newline to path, readable by its owner only (mode
+// 0600, in a directory created 0700), through a temporary file renamed into place.
+func writeSecretFile(path, secret string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".ynab-token-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	defer os.Remove(f.Name()) // gone after the rename; removes it after a failure
 	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
 		f.Close()
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
-	if _, err := f.WriteString(token + "\n"); err != nil {
+	if _, err := f.WriteString(secret + "\n"); err != nil {
 		f.Close()
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	return nil
 }
