@@ -241,7 +241,7 @@ func TestConfigWrite(t *testing.T) {
 	for _, tc := range writeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newConfigWorld(t, true)
-			spec, _ := findClient(tc.client)
+			spec := mustClient(t, tc.client)
 			path := spec.file(osPaths{"linux", mapEnv(w.vars)})
 			if tc.before != "" {
 				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -265,16 +265,16 @@ func TestConfigWrite(t *testing.T) {
 				if _, err := os.Stat(backup); !errors.Is(err, os.ErrNotExist) || !strings.Contains(out, "Created") {
 					t.Fatalf("a new file got a backup (%v) or output %q", err, out)
 				}
-				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-					t.Fatalf("a new file has mode %v, want 0600", fi.Mode().Perm())
+				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("a new file: %v, %v; want mode 0600", fi, err)
 				}
 			} else {
 				kept, err := os.ReadFile(backup)
 				if err != nil || string(kept) != tc.before || !strings.Contains(out, backup[len(w.home):]) {
 					t.Fatalf("backup %q (%v), output %q; want the file as it was, named", kept, err, out)
 				}
-				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
-					t.Fatalf("the file's mode became %v, want it kept (0640)", fi.Mode().Perm())
+				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+					t.Fatalf("the file: %v, %v; want its mode kept (0640)", fi, err)
 				}
 			}
 			if spec.format != "toml" {
@@ -289,9 +289,11 @@ func TestConfigWrite(t *testing.T) {
 
 			// Again: nothing changes, no second backup.
 			out, _, err = w.run(t, nil, tc.client, "--write")
-			again, _ := os.ReadFile(path)
-			if err != nil || string(again) != string(after) || !strings.Contains(out, "nothing changed") {
+			if err != nil || !strings.Contains(out, "nothing changed") {
 				t.Fatalf("a second --write: %v, %q; want nothing changed", err, out)
+			}
+			if again, err := os.ReadFile(path); err != nil || string(again) != string(after) {
+				t.Fatalf("after a second --write: %v\n%s", err, again)
 			}
 		})
 	}
@@ -310,7 +312,7 @@ func TestConfigWriteRefusesWhatItCannotKeep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.client, func(t *testing.T) {
 			w := newConfigWorld(t, true)
-			spec, _ := findClient(tt.client)
+			spec := mustClient(t, tt.client)
 			path := spec.file(osPaths{"linux", mapEnv(w.vars)})
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				t.Fatal(err)
@@ -322,11 +324,11 @@ func TestConfigWriteRefusesWhatItCannotKeep(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(errOut, "by hand") {
 				t.Fatalf("--write: %v, stderr %q; want a refusal with %q and the entry to add by hand", err, errOut, tt.want)
 			}
-			if b, _ := os.ReadFile(path); string(b) != tt.before {
-				t.Fatalf("the file changed:\n%s", b)
+			if b, err := os.ReadFile(path); err != nil || string(b) != tt.before {
+				t.Fatalf("the file changed (%v):\n%s", err, b)
 			}
-			if m, _ := filepath.Glob(path + ".avenir-backup-*"); len(m) != 0 {
-				t.Fatalf("backups left: %v", m)
+			if m, err := filepath.Glob(path + ".avenir-backup-*"); err != nil || len(m) != 0 {
+				t.Fatalf("backups left: %v (%v)", m, err)
 			}
 		})
 	}
@@ -345,7 +347,7 @@ func TestClientFiles(t *testing.T) {
 		"opencode":       {"/Users/you/.config/opencode/opencode.json", "/Users/you/.config/opencode/opencode.json", `C:\Users\you/.config/opencode/opencode.json`},
 	}
 	for id, paths := range want {
-		spec, _ := findClient(id)
+		spec := mustClient(t, id)
 		for i, goos := range []string{"linux", "darwin", "windows"} {
 			if got := filepath.ToSlash(spec.file(osPaths{goos, vars})); got != filepath.ToSlash(paths[i]) {
 				t.Errorf("%s on %s: %s, want %s", id, goos, got, paths[i])
@@ -426,4 +428,13 @@ func TestToolNamesAsServed(t *testing.T) {
 	if !slices.Equal(names, served) || !slices.Contains(names, "undo_operation") {
 		t.Fatalf("config checks against %v; serve offers %v", names, served)
 	}
+}
+
+func mustClient(t *testing.T, id string) clientSpec {
+	t.Helper()
+	c, ok := findClient(id)
+	if !ok {
+		t.Fatalf("no client %q", id)
+	}
+	return c
 }

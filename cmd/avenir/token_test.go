@@ -192,8 +192,14 @@ func TestTokenSet(t *testing.T) {
 				t.Fatalf("file %q (%v), output %q; want the token in %s", b, err, out, path)
 			}
 			if runtime.GOOS != "windows" {
-				fi, _ := os.Stat(path)
-				di, _ := os.Stat(filepath.Dir(path))
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				di, err := os.Stat(filepath.Dir(path))
+				if err != nil {
+					t.Fatal(err)
+				}
 				if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
 					t.Fatalf("file mode %v, directory mode %v; want 0600 and 0700", fi.Mode().Perm(), di.Mode().Perm())
 				}
