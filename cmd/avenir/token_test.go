@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -431,5 +433,98 @@ func TestKeychainBinaryWithoutDBus(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the token file is still there after forget (%v)", err)
+	}
+}
+
+// TestKeychainBinaryWithSecretService runs the real binary against a real Secret Service:
+// GNOME Keyring on a D-Bus session bus of the test's own, where both are installed (Debian:
+// dbus-daemon, gnome-keyring). `avenir token set` keeps the token there and no file, serve
+// takes it from there and is let in by a sandbox that accepts only that token, and
+// `avenir token forget` removes it.
+func TestKeychainBinaryWithSecretService(t *testing.T) {
+	daemon, err1 := exec.LookPath("dbus-daemon")
+	keyringd, err2 := exec.LookPath("gnome-keyring-daemon")
+	if err1 != nil || err2 != nil {
+		t.Skip("needs dbus-daemon and gnome-keyring-daemon (Debian: apt-get install dbus-daemon gnome-keyring)")
+	}
+	dir := t.TempDir()
+	bus := "unix:path=" + filepath.Join(dir, "bus")
+	start := func(cmd *exec.Cmd) {
+		t.Helper()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				t.Errorf("stopping %s: %v", cmd.Path, err)
+			}
+			_ = cmd.Wait() // "signal: killed": the kill above
+		})
+	}
+	busd := exec.Command(daemon, "--session", "--nofork", "--address="+bus, "--print-address=1")
+	addr, err := busd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(busd)
+	if line, err := bufio.NewReader(addr).ReadString('\n'); err != nil || !strings.HasPrefix(line, bus) {
+		t.Fatalf("dbus-daemon: %q, %v", line, err)
+	}
+	home := filepath.Join(dir, "home")
+	daemonEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_RUNTIME_DIR=" + dir,
+		"XDG_DATA_HOME=" + filepath.Join(home, "share"), "DBUS_SESSION_BUS_ADDRESS=" + bus}
+	gk := exec.Command(keyringd, "--unlock", "--components=secrets", "--foreground")
+	gk.Env = daemonEnv
+	gk.Stdin = strings.NewReader("the login keyring's password")
+	start(gk)
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var owned bool
+		if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&owned); err != nil {
+			t.Fatal(err)
+		}
+		if owned {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gnome-keyring-daemon did not take org.freedesktop.secrets within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	config := filepath.Join(dir, "config")
+	env, state := isolatedEnv(t, "XDG_CONFIG_HOME="+config, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	avenir := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(avenirBinary(t), args...)
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.Contains(string(out), tokenKeychain) {
+			t.Fatalf("avenir %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := avenir(tokenKeychain+"\n", "token", "set"); !strings.Contains(out, "The token is in the Secret Service keyring") {
+		t.Fatalf("token set:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(config, "avenir", tokenFileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a token file was written too (%v)", err)
+	}
+	sp := startSandbox(t, env, "--state", filepath.Join(state, "s.json"), "--token", tokenKeychain)
+	cs := connectServe(t, append(env, "AVENIR_MCP_YNAB_URL="+sp.url), "2025-11-25", nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_plans", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_plans with the keychain's token: %v %v", err, res)
+	}
+	if out := avenir("", "token", "forget"); !strings.Contains(out, "Forgot the token in the Secret Service keyring") {
+		t.Fatalf("token forget:\n%s", out)
+	}
+	if out := avenir("", "token", "forget"); !strings.Contains(out, "nothing to forget") {
+		t.Fatalf("a second forget:\n%s", out)
 	}
 }
