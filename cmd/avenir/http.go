@@ -25,8 +25,8 @@ import (
 // loopback unless told otherwise, and guards every request three ways: the Host header must
 // name this machine (a web page that rebinds its own domain to 127.0.0.1 cannot reach it, see
 // modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices), a browser's
-// Origin must be this server's own, and the request must carry the bearer secret printed at
-// start. The secret is what keeps other local users and programs out; the first two keep out
+// Origin must be this server's own, and the request must carry the bearer secret given at
+// start (printed on a terminal, else in a file only its owner can read). The secret is what keeps other local users and programs out; the first two keep out
 // web pages.
 //
 // The go-sdk serves protocol 2026-07-28 over HTTP only statelessly, while older clients need a
@@ -185,7 +185,7 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), g.secret) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="avenir"`)
-		g.refuse(w, r, http.StatusUnauthorized, "send the bearer secret avenir printed at start: Authorization: Bearer SECRET")
+		g.refuse(w, r, http.StatusUnauthorized, "send the bearer secret avenir gave at start (on its terminal, or in the file it named): Authorization: Bearer SECRET")
 		return
 	}
 	g.next.ServeHTTP(w, r)
