@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -74,9 +73,10 @@ func TestConcurrentMovesConserveMoney(t *testing.T) {
 					c.refused++
 					c.messages = append(c.messages, resultText(res))
 				default:
-					b, _ := json.Marshal(res.StructuredContent)
-					_ = json.Unmarshal(b, &out)
-					if out.Status == "applied" {
+					if _, err := resultInto(res, &out); err != nil {
+						c.broken++
+						c.messages = append(c.messages, err.Error())
+					} else if out.Status == "applied" {
 						c.applied++
 					} else {
 						c.refused++
@@ -106,8 +106,8 @@ func TestConcurrentMovesConserveMoney(t *testing.T) {
 				continue
 			}
 			var before, after struct{ Budgeted int64 }
-			_ = json.Unmarshal(ch.Before, &before)
-			_ = json.Unmarshal(ch.After, &after)
+			mustDecode(t, ch.Before, &before)
+			mustDecode(t, ch.After, &after)
 			journaled[ch.ID] += after.Budgeted - before.Budgeted
 		}
 	}
@@ -115,10 +115,13 @@ func TestConcurrentMovesConserveMoney(t *testing.T) {
 	var mismatch []string
 	for _, name := range involved {
 		k := monthKey(month, ids[name])
-		b, _ := readField(initial, k)
-		a, _ := readField(final, k)
-		nb, _ := strconv.ParseInt(b, 10, 64)
-		na, _ := strconv.ParseInt(a, 10, 64)
+		b, okB := readField(initial, k)
+		a, okA := readField(final, k)
+		nb, errB := strconv.ParseInt(b, 10, 64)
+		na, errA := strconv.ParseInt(a, 10, 64)
+		if !okB || !okA || errB != nil || errA != nil {
+			t.Fatalf("%s's assigned amount: %q (%v, %v) before, %q (%v, %v) after", name, b, okB, errB, a, okA, errA)
+		}
 		sumBefore, sumAfter = sumBefore+nb, sumAfter+na
 		if na-nb != journaled[ids[name]] {
 			mismatch = append(mismatch, fmt.Sprintf("%s: YNAB %+d, the journal's applied moves %+d", name, na-nb, journaled[ids[name]]))

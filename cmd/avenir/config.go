@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,7 +15,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/tools"
 )
 
 // `avenir config CLIENT` prints what a client's configuration needs to start avenir, in the
@@ -33,7 +39,8 @@ Flags:
   --write          add the entry to the client's file instead of printing it
   --name NAME      the server's name in the client (default ynab)
   --sandbox        start avenir on its built-in sample plan (no YNAB account needed)
-  --confirm code   confirm every write by code (for clients whose questions never show)
+  --confirm code   confirm every write by code (for clients whose questions never show;
+                   for Codex, also lets codex exec call the tools)
 
 The entry never holds your token: run 'avenir token set' first, and avenir finds it.
 `
@@ -42,13 +49,18 @@ The entry never holds your token: run 'avenir token set' first, and avenir finds
 type clientSpec struct {
 	id, name string
 	// format: "json" (an object of servers under key), "claude-code" (printed as the
-	// `claude mcp add` command, written as JSON), "toml" (Codex's [mcp_servers.NAME]).
+	// `claude mcp add` command, written as JSON), "toml" (Codex's [mcp_servers.NAME]),
+	// "opencode" (JSON, each server's program and arguments in one array).
 	format string
 	key    string // the JSON key holding the servers
 	typed  bool   // entries carry "type": "stdio"
-	// file is the configuration file on goos, from the environment.
-	file func(goos string, getenv func(string) string) string
-	hint string // said after the snippet: what else this client needs to know
+	// file is the configuration file on an OS, from its environment.
+	file func(p osPaths) string
+	// toolPrefix is what the client puts before each tool's name when it offers the tools to
+	// its model, for the clients that do; nil for the others.
+	toolPrefix func(server string) string
+	hint       string // said after the snippet: what else this client needs to know
+	codeHint   string // said instead of hint with --confirm code, where that differs
 }
 
 // clients are the supported clients. Each entry's file and shape follow that client's own
@@ -57,87 +69,75 @@ type clientSpec struct {
 // VS Code (code.visualstudio.com/docs/copilot/reference/mcp-configuration: "servers", each
 // with "type"), Cursor (cursor.com/docs/mcp: ~/.cursor/mcp.json), Windsurf
 // (docs.windsurf.com/windsurf/cascade/mcp: ~/.codeium/windsurf/mcp_config.json), Gemini CLI
-// (geminicli.com/docs/tools/mcp-server: ~/.gemini/settings.json), Codex
-// (developers.openai.com/codex/mcp: [mcp_servers.NAME] in ~/.codex/config.toml).
+// (geminicli.com/docs/tools/mcp-server: ~/.gemini/settings.json), Qwen Code (a fork of Gemini
+// CLI with the same "mcpServers", in ~/.qwen/settings.json), opencode (opencode.ai/docs/config
+// and opencode.ai/docs/mcp-servers: the global opencode.json in $XDG_CONFIG_HOME/opencode,
+// else ~/.config/opencode on every OS, as it resolves the directory with xdg-basedir; servers
+// under "mcp", each {"type": "local", "command": [program, args…], "environment": {…}}), Codex
+// (developers.openai.com/codex/mcp and /codex/config-reference: [mcp_servers.NAME] in
+// ~/.codex/config.toml).
 var clients = []clientSpec{
 	{id: "claude-desktop", name: "Claude Desktop", format: "json", key: "mcpServers",
-		file: func(goos string, getenv func(string) string) string {
-			switch goos {
+		file: func(p osPaths) string {
+			switch p.goos {
 			case "darwin":
-				return filepath.Join(homeDir(goos, getenv), "Library", "Application Support", "Claude", "claude_desktop_config.json")
+				return filepath.Join(p.home(), "Library", "Application Support", "Claude", "claude_desktop_config.json")
 			case "windows":
-				return filepath.Join(appData(getenv), "Claude", "claude_desktop_config.json")
+				return filepath.Join(p.appData(), "Claude", "claude_desktop_config.json")
 			}
 			// No Linux build is published; the community builds read this file.
-			return filepath.Join(xdgConfigHome(goos, getenv), "Claude", "claude_desktop_config.json")
+			return filepath.Join(p.xdgConfigHome(), "Claude", "claude_desktop_config.json")
 		},
 		hint: "Quit and reopen Claude Desktop to load it. (The avenir extension bundle, avenir.mcpb, does the same in one click.)"},
 	{id: "claude-code", name: "Claude Code", format: "claude-code", key: "mcpServers", typed: true,
-		file: func(goos string, getenv func(string) string) string {
-			return filepath.Join(homeDir(goos, getenv), ".claude.json")
-		},
-		hint: "Claude Code in VS Code or through its SDK declines every question without showing it: there, add --confirm code."},
+		file: func(p osPaths) string { return filepath.Join(p.home(), ".claude.json") },
+		// Claude Code names each tool mcp__SERVER__TOOL for the model (anthropics/claude-code#2326).
+		toolPrefix: func(server string) string { return "mcp__" + server + "__" },
+		hint:       "Claude Code in VS Code or through its SDK declines every question without showing it: there, add --confirm code."},
 	{id: "vscode", name: "VS Code", format: "json", key: "servers", typed: true,
-		file: func(goos string, getenv func(string) string) string {
-			switch goos {
+		file: func(p osPaths) string {
+			switch p.goos {
 			case "darwin":
-				return filepath.Join(homeDir(goos, getenv), "Library", "Application Support", "Code", "User", "mcp.json")
+				return filepath.Join(p.home(), "Library", "Application Support", "Code", "User", "mcp.json")
 			case "windows":
-				return filepath.Join(appData(getenv), "Code", "User", "mcp.json")
+				return filepath.Join(p.appData(), "Code", "User", "mcp.json")
 			}
-			return filepath.Join(xdgConfigHome(goos, getenv), "Code", "User", "mcp.json")
+			return filepath.Join(p.xdgConfigHome(), "Code", "User", "mcp.json")
 		},
 		hint: "This is your user mcp.json (MCP: Open User Configuration); a workspace's .vscode/mcp.json takes the same entry."},
 	{id: "cursor", name: "Cursor", format: "json", key: "mcpServers",
-		file: func(goos string, getenv func(string) string) string {
-			return filepath.Join(homeDir(goos, getenv), ".cursor", "mcp.json")
-		},
+		file: func(p osPaths) string { return filepath.Join(p.home(), ".cursor", "mcp.json") },
 		hint: "Older Cursor builds drop the question until it times out: if writes hang there, add --confirm code."},
 	{id: "windsurf", name: "Windsurf", format: "json", key: "mcpServers",
-		file: func(goos string, getenv func(string) string) string {
-			return filepath.Join(homeDir(goos, getenv), ".codeium", "windsurf", "mcp_config.json")
-		},
+		file: func(p osPaths) string { return filepath.Join(p.home(), ".codeium", "windsurf", "mcp_config.json") },
 		hint: "Refresh the MCP servers in Cascade's MCP panel to load it."},
 	{id: "gemini", name: "Gemini CLI", format: "json", key: "mcpServers",
-		file: func(goos string, getenv func(string) string) string {
-			return filepath.Join(homeDir(goos, getenv), ".gemini", "settings.json")
-		},
-		hint: "Check it with /mcp in Gemini CLI."},
+		file:       func(p osPaths) string { return filepath.Join(p.home(), ".gemini", "settings.json") },
+		toolPrefix: func(server string) string { return "mcp_" + server + "_" },
+		// Gemini CLI starts no MCP server in a folder it does not trust yet.
+		hint: "Check it with /mcp in Gemini CLI, and trust the folder when Gemini asks: in a folder it does not trust yet, it starts no MCP server."},
+	{id: "qwen", name: "Qwen Code", format: "json", key: "mcpServers",
+		file:       func(p osPaths) string { return filepath.Join(p.home(), ".qwen", "settings.json") },
+		toolPrefix: func(server string) string { return "mcp_" + server + "_" },
+		hint:       "Check it with /mcp in Qwen Code."},
+	{id: "opencode", name: "opencode", format: "opencode", key: "mcp",
+		file:       func(p osPaths) string { return filepath.Join(p.xdgConfigHome(), "opencode", "opencode.json") },
+		toolPrefix: func(server string) string { return server + "_" },
+		hint:       "Check it with: opencode mcp list"},
 	{id: "codex", name: "Codex", format: "toml",
-		file: func(goos string, getenv func(string) string) string {
-			if d := getenv("CODEX_HOME"); d != "" {
+		file: func(p osPaths) string {
+			if d := p.getenv("CODEX_HOME"); d != "" {
 				return filepath.Join(d, "config.toml")
 			}
-			return filepath.Join(homeDir(goos, getenv), ".codex", "config.toml")
+			return filepath.Join(p.home(), ".codex", "config.toml")
 		},
-		hint: "Check it with /mcp in Codex."},
-}
-
-func homeDir(goos string, getenv func(string) string) string {
-	if goos == "windows" {
-		if h := getenv("USERPROFILE"); h != "" {
-			return h
-		}
-	}
-	if h := getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-func appData(getenv func(string) string) string {
-	if d := getenv("APPDATA"); d != "" {
-		return d
-	}
-	return filepath.Join(homeDir("windows", getenv), "AppData", "Roaming")
-}
-
-func xdgConfigHome(goos string, getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
-		return d
-	}
-	return filepath.Join(homeDir(goos, getenv), ".config")
+		hint: "Check it with /mcp in Codex. Codex shows avenir's question as True/False with False " +
+			"preselected (after its own prompt to allow the server), and 'codex exec' declines every " +
+			"question, so there every write comes back declined. The entry that works in both: " +
+			"avenir config codex --confirm code",
+		codeHint: "Check it with /mcp in Codex. Every write is confirmed by code: the assistant shows you " +
+			"the preview and goes on only if you agree. default_tools_approval_mode = \"approve\" lets " +
+			"'codex exec' call avenir's tools without a prompt of its own, which it cannot show."},
 }
 
 func findClient(id string) (clientSpec, bool) {
@@ -156,6 +156,8 @@ type configCmd struct {
 	goos       string
 }
 
+func (c configCmd) paths(e env) osPaths { return osPaths{goos: c.goos, getenv: e.getenv} }
+
 func runConfig(args []string, e env) error {
 	exe, err := os.Executable()
 	if err == nil {
@@ -170,7 +172,7 @@ func runConfig(args []string, e env) error {
 func (c configCmd) usage(e env) string {
 	var list strings.Builder
 	for _, cl := range clients {
-		fmt.Fprintf(&list, "  %-15s %s: %s\n", cl.id, cl.name, cl.file(c.goos, e.getenv))
+		fmt.Fprintf(&list, "  %-15s %s: %s\n", cl.id, cl.name, cl.file(c.paths(e)))
 	}
 	return fmt.Sprintf(configUsage, list.String())
 }
@@ -181,6 +183,10 @@ type serverEntry struct {
 	command string
 	args    []string
 	env     [][2]string // in this order
+	// approveTools lets the client call avenir's tools without its own approval prompt
+	// (Codex's default_tools_approval_mode = "approve"): with codes, avenir's confirmation is
+	// the one that counts, and 'codex exec' cannot show a prompt.
+	approveTools bool
 }
 
 func (c configCmd) run(args []string, e env) error {
@@ -221,6 +227,9 @@ func (c configCmd) run(args []string, e env) error {
 	if !validServerName.MatchString(*name) {
 		return usagef("config: --name %q: use letters, digits, - and _ only", *name)
 	}
+	if err := checkToolNames(client, *name); err != nil {
+		return err
+	}
 	if *mode != "" && *mode != "code" {
 		return usagef("config: --confirm %q: the one mode is code", *mode)
 	}
@@ -231,13 +240,18 @@ func (c configCmd) run(args []string, e env) error {
 	} else {
 		c.tokenNote(e, client, &entry)
 	}
+	hint := client.hint
 	if *mode == "code" {
 		entry.env = append(entry.env, [2]string{"AVENIR_MCP_CONFIRM", "code"})
+		entry.approveTools = client.format == "toml"
+		if client.codeHint != "" {
+			hint = client.codeHint
+		}
 	}
 
-	path := client.file(c.goos, e.getenv)
+	path := client.file(c.paths(e))
 	if *write {
-		return c.write(e, client, entry, path)
+		return c.write(e, client, entry, path, hint)
 	}
 	snippet, err := renderSnippet(client, entry)
 	if err != nil {
@@ -249,7 +263,7 @@ func (c configCmd) run(args []string, e env) error {
 	} else {
 		fmt.Fprintf(e.stderr, "\n%s: add this to %s, or run 'avenir config %s --write' to do it for you.\n", client.name, path, client.id)
 	}
-	fmt.Fprintln(e.stderr, client.hint)
+	fmt.Fprintln(e.stderr, hint)
 	return nil
 }
 
@@ -290,20 +304,32 @@ func renderSnippet(client clientSpec, entry serverEntry) (string, error) {
 // entryJSON is one server as compact JSON, its keys in the order the documentation shows.
 func entryJSON(client clientSpec, entry serverEntry) []byte {
 	var b bytes.Buffer
-	b.WriteByte('{')
-	if client.typed {
-		b.WriteString(`"type":"stdio",`)
-	}
-	b.WriteString(`"command":` + jsonString(entry.command) + `,"args":[`)
-	for i, a := range entry.args {
-		if i > 0 {
-			b.WriteByte(',')
+	array := func(ss []string) {
+		b.WriteByte('[')
+		for i, a := range ss {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(jsonString(a))
 		}
-		b.WriteString(jsonString(a))
+		b.WriteByte(']')
 	}
-	b.WriteByte(']')
+	envKey := "env"
+	b.WriteByte('{')
+	switch {
+	case client.format == "opencode":
+		b.WriteString(`"type":"local","command":`)
+		array(append([]string{entry.command}, entry.args...))
+		envKey = "environment"
+	default:
+		if client.typed {
+			b.WriteString(`"type":"stdio",`)
+		}
+		b.WriteString(`"command":` + jsonString(entry.command) + `,"args":`)
+		array(entry.args)
+	}
 	if len(entry.env) > 0 {
-		b.WriteString(`,"env":{`)
+		b.WriteString(`,"` + envKey + `":{`)
 		for i, kv := range entry.env {
 			if i > 0 {
 				b.WriteByte(',')
@@ -404,6 +430,10 @@ func mergeJSON(doc []byte, client clientSpec, entry serverEntry) ([]byte, error)
 		if top, err = parseObject(doc); err != nil {
 			return nil, err
 		}
+	} else if client.format == "opencode" {
+		// A new opencode.json starts as its documentation's do: with the schema editors check
+		// it against.
+		top = []member{{key: "$schema", val: json.RawMessage(`"https://opencode.ai/config.json"`)}}
 	}
 	var servers []member
 	if raw, ok := get(top, client.key); ok && string(raw) != "null" {
@@ -458,6 +488,14 @@ func codexTable(entry serverEntry) string {
 		quoted[i] = tomlString(a)
 	}
 	fmt.Fprintf(&b, "args = [%s]\n", strings.Join(quoted, ", "))
+	if entry.approveTools {
+		// Codex's per-server approval default (developers.openai.com/codex/config-reference,
+		// mcp_servers.<id>.default_tools_approval_mode: auto, prompt or approve). Under "auto",
+		// Codex prompts before a tool that is not read-only and may be destructive, and
+		// 'codex exec', which cannot prompt, refuses the call (openai/codex,
+		// codex-rs/core/src/mcp_tool_call.rs); "approve" leaves the confirmation to avenir.
+		b.WriteString("default_tools_approval_mode = \"approve\"\n")
+	}
 	if len(entry.env) > 0 {
 		pairs := make([]string, len(entry.env))
 		for i, kv := range entry.env {
@@ -546,7 +584,7 @@ func mergeTOML(doc []byte, entry serverEntry) ([]byte, error) {
 
 // write merges the entry into the client's file: a copy of the file as it was goes next to
 // it first, and the new content replaces it in one rename, with the file's mode kept.
-func (c configCmd) write(e env, client clientSpec, entry serverEntry, path string) error {
+func (c configCmd) write(e env, client clientSpec, entry serverEntry, path, hint string) error {
 	old, err := os.ReadFile(path)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -589,7 +627,7 @@ func (c configCmd) write(e env, client clientSpec, entry serverEntry, path strin
 	} else {
 		fmt.Fprintf(e.stdout, "Created %s with avenir as %q.\n", path, entry.name)
 	}
-	fmt.Fprintln(e.stdout, client.hint)
+	fmt.Fprintln(e.stdout, hint)
 	return nil
 }
 
@@ -613,3 +651,63 @@ func replaceFile(path string, data []byte, mode fs.FileMode) error {
 	}
 	return os.Rename(f.Name(), path)
 }
+
+// maxToolName is the longest tool name the models' APIs take: Anthropic's refuses a longer one
+// (anthropics/claude-code#2326), and Gemini's and OpenAI's function names have the same limit.
+const maxToolName = 64
+
+// checkToolNames refuses a server name that would make one of avenir's tools, as the client
+// names it for its model, longer than maxToolName: the client would start avenir, and every
+// request of the conversation would then be refused by the model's API.
+func checkToolNames(client clientSpec, server string) error {
+	if client.toolPrefix == nil {
+		return nil
+	}
+	names, err := avenirToolNames()
+	if err != nil {
+		return err
+	}
+	longest := ""
+	for _, n := range names {
+		if len(n) > len(longest) {
+			longest = n
+		}
+	}
+	full := len(client.toolPrefix(server)) + len(longest)
+	if full <= maxToolName {
+		return nil
+	}
+	most := len(server) - (full - maxToolName)
+	return usagef("config: --name %q is too long for %s: it offers each tool to its model as %sTOOL, "+
+		"and the model's API refuses a tool name over %d characters (avenir's %s would have %d); "+
+		"use a name of at most %d characters", server, client.name, client.toolPrefix("NAME"),
+		maxToolName, longest, full, most)
+}
+
+// avenirToolNames lists the tools a server in write mode offers (read-only mode offers
+// fewer), asked of the real server over an in-memory connection, so that the check above
+// stays true as tools are added.
+var avenirToolNames = sync.OnceValues(func() ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	server := tools.NewServer(tools.Deps{Version: version})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing avenir's tools: %w", err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "avenir-config", Version: version}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing avenir's tools: %w", err)
+	}
+	defer cs.Close()
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing avenir's tools: %w", err)
+		}
+		names = append(names, t.Name)
+	}
+	return names, nil
+})

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +86,7 @@ func TestConfigSnippets(t *testing.T) {
 			if strings.Contains(out+errOut, tokenFile) {
 				t.Fatalf("the token is in the output:\n%s", out)
 			}
-			if !strings.Contains(errOut, c.file("linux", mapEnv(w.vars))[len(w.home):]) && c.format != "claude-code" {
+			if !strings.Contains(errOut, c.file(osPaths{"linux", mapEnv(w.vars)})[len(w.home):]) && c.format != "claude-code" {
 				t.Errorf("stderr %q does not name the client's file", errOut)
 			}
 			configGolden(t, c.id, out)
@@ -121,6 +124,31 @@ func TestConfigOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		configGolden(t, "codex-sandbox-code", out)
+	})
+	t.Run("codex: what its prompts do, and the entry that works in both", func(t *testing.T) {
+		w := newConfigWorld(t, true)
+		out, errOut, err := w.run(t, nil, "codex")
+		if err != nil || strings.Contains(out, "default_tools_approval_mode") ||
+			!strings.Contains(errOut, "True/False with False preselected") || !strings.Contains(errOut, "'codex exec' declines every question") ||
+			!strings.Contains(errOut, "avenir config codex --confirm code") {
+			t.Fatalf("%v\n%s\n%s", err, out, errOut)
+		}
+		out, errOut, err = w.run(t, nil, "codex", "--confirm", "code")
+		if err != nil || !strings.Contains(out, "default_tools_approval_mode = \"approve\"\n") || !strings.Contains(out, `AVENIR_MCP_CONFIRM = "code"`) ||
+			!strings.Contains(errOut, "confirmed by code") || strings.Contains(errOut, "--confirm code") {
+			t.Fatalf("%v\n%s\n%s", err, out, errOut)
+		}
+		// Only Codex has the setting: other clients' entries take the variable alone.
+		out, _, err = w.run(t, nil, "cursor", "--confirm", "code")
+		if err != nil || strings.Contains(out, "approval") || !strings.Contains(out, `"AVENIR_MCP_CONFIRM": "code"`) {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
+	t.Run("gemini: trust the folder", func(t *testing.T) {
+		_, errOut, err := newConfigWorld(t, true).run(t, nil, "gemini")
+		if err != nil || !strings.Contains(errOut, "Check it with /mcp in Gemini CLI, and trust the folder when Gemini asks") {
+			t.Fatalf("%v\n%s", err, errOut)
+		}
 	})
 	refusals := []struct {
 		args []string
@@ -168,6 +196,23 @@ var writeCases = []writeCase{
 `},
 	{"claude-code-merge", "claude-code", `{"numStartups":42,"projects":{"/home/you/src/app":{"mcpServers":{}}},"mcpServers":{"playwright":{"type":"stdio","command":"npx","args":["@playwright/mcp@latest"],"env":{}}},"userID":"abc"}`},
 	{"cursor-empty-object", "cursor", "{}\n"},
+	{"qwen-merge", "qwen", `{
+  "theme": "Default",
+  "mcpServers": {
+    "context7": {"httpUrl": "https://mcp.context7.com/mcp"}
+  }
+}
+`},
+	{"opencode-new", "opencode", ""},
+	{"opencode-merge", "opencode", `{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "mcp": {
+    "sentry": {"type": "remote", "url": "https://mcp.sentry.dev/mcp"},
+    "ynab": {"type": "local", "command": ["/old/path/avenir", "serve"], "environment": {"YNAB_ACCESS_TOKEN": "was-here-in-plain-text"}}
+  }
+}
+`},
 	{"codex-new", "codex", ""},
 	{"codex-merge", "codex", `model = "o4"
 
@@ -196,8 +241,8 @@ func TestConfigWrite(t *testing.T) {
 	for _, tc := range writeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newConfigWorld(t, true)
-			spec, _ := findClient(tc.client)
-			path := spec.file("linux", mapEnv(w.vars))
+			spec := mustClient(t, tc.client)
+			path := spec.file(osPaths{"linux", mapEnv(w.vars)})
 			if tc.before != "" {
 				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 					t.Fatal(err)
@@ -220,16 +265,16 @@ func TestConfigWrite(t *testing.T) {
 				if _, err := os.Stat(backup); !errors.Is(err, os.ErrNotExist) || !strings.Contains(out, "Created") {
 					t.Fatalf("a new file got a backup (%v) or output %q", err, out)
 				}
-				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-					t.Fatalf("a new file has mode %v, want 0600", fi.Mode().Perm())
+				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("a new file: %v, %v; want mode 0600", fi, err)
 				}
 			} else {
 				kept, err := os.ReadFile(backup)
 				if err != nil || string(kept) != tc.before || !strings.Contains(out, backup[len(w.home):]) {
 					t.Fatalf("backup %q (%v), output %q; want the file as it was, named", kept, err, out)
 				}
-				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
-					t.Fatalf("the file's mode became %v, want it kept (0640)", fi.Mode().Perm())
+				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+					t.Fatalf("the file: %v, %v; want its mode kept (0640)", fi, err)
 				}
 			}
 			if spec.format != "toml" {
@@ -244,9 +289,11 @@ func TestConfigWrite(t *testing.T) {
 
 			// Again: nothing changes, no second backup.
 			out, _, err = w.run(t, nil, tc.client, "--write")
-			again, _ := os.ReadFile(path)
-			if err != nil || string(again) != string(after) || !strings.Contains(out, "nothing changed") {
+			if err != nil || !strings.Contains(out, "nothing changed") {
 				t.Fatalf("a second --write: %v, %q; want nothing changed", err, out)
+			}
+			if again, err := os.ReadFile(path); err != nil || string(again) != string(after) {
+				t.Fatalf("after a second --write: %v\n%s", err, again)
 			}
 		})
 	}
@@ -265,8 +312,8 @@ func TestConfigWriteRefusesWhatItCannotKeep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.client, func(t *testing.T) {
 			w := newConfigWorld(t, true)
-			spec, _ := findClient(tt.client)
-			path := spec.file("linux", mapEnv(w.vars))
+			spec := mustClient(t, tt.client)
+			path := spec.file(osPaths{"linux", mapEnv(w.vars)})
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				t.Fatal(err)
 			}
@@ -277,11 +324,11 @@ func TestConfigWriteRefusesWhatItCannotKeep(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(errOut, "by hand") {
 				t.Fatalf("--write: %v, stderr %q; want a refusal with %q and the entry to add by hand", err, errOut, tt.want)
 			}
-			if b, _ := os.ReadFile(path); string(b) != tt.before {
-				t.Fatalf("the file changed:\n%s", b)
+			if b, err := os.ReadFile(path); err != nil || string(b) != tt.before {
+				t.Fatalf("the file changed (%v):\n%s", err, b)
 			}
-			if m, _ := filepath.Glob(path + ".avenir-backup-*"); len(m) != 0 {
-				t.Fatalf("backups left: %v", m)
+			if m, err := filepath.Glob(path + ".avenir-backup-*"); err != nil || len(m) != 0 {
+				t.Fatalf("backups left: %v (%v)", m, err)
 			}
 		})
 	}
@@ -295,13 +342,99 @@ func TestClientFiles(t *testing.T) {
 		"vscode":         {"/Users/you/.config/Code/User/mcp.json", "/Users/you/Library/Application Support/Code/User/mcp.json", `C:\Users\you\AppData\Roaming/Code/User/mcp.json`},
 		"cursor":         {"/Users/you/.cursor/mcp.json", "/Users/you/.cursor/mcp.json", `C:\Users\you/.cursor/mcp.json`},
 		"codex":          {"/Users/you/.codex/config.toml", "/Users/you/.codex/config.toml", `C:\Users\you/.codex/config.toml`},
+		"gemini":         {"/Users/you/.gemini/settings.json", "/Users/you/.gemini/settings.json", `C:\Users\you/.gemini/settings.json`},
+		"qwen":           {"/Users/you/.qwen/settings.json", "/Users/you/.qwen/settings.json", `C:\Users\you/.qwen/settings.json`},
+		"opencode":       {"/Users/you/.config/opencode/opencode.json", "/Users/you/.config/opencode/opencode.json", `C:\Users\you/.config/opencode/opencode.json`},
 	}
 	for id, paths := range want {
-		spec, _ := findClient(id)
+		spec := mustClient(t, id)
 		for i, goos := range []string{"linux", "darwin", "windows"} {
-			if got := filepath.ToSlash(spec.file(goos, vars)); got != filepath.ToSlash(paths[i]) {
+			if got := filepath.ToSlash(spec.file(osPaths{goos, vars})); got != filepath.ToSlash(paths[i]) {
 				t.Errorf("%s on %s: %s, want %s", id, goos, got, paths[i])
 			}
 		}
 	}
+}
+
+// TestConfigNameLength: a --name that would make one of avenir's tools, as a client names it
+// for its model, longer than 64 characters is refused for the clients that prefix tool names,
+// saying which client and why; one character less is taken. The tools are the ones the real
+// binary offers in write mode, listed over stdio, not a copy of their names.
+func TestConfigNameLength(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	cs := connectServe(t, env, "2025-11-25", nil, "--sandbox")
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := ""
+	for _, tool := range listed.Tools {
+		if len(tool.Name) > len(longest) {
+			longest = tool.Name
+		}
+	}
+	prefixes := map[string]string{"claude-code": "mcp__%s__", "gemini": "mcp_%s_", "qwen": "mcp_%s_", "opencode": "%s_"}
+	for _, c := range clients {
+		t.Run(c.id, func(t *testing.T) {
+			format, prefixed := prefixes[c.id]
+			if !prefixed {
+				// A client that does not prefix takes the longest name the formats allow.
+				if _, _, err := newConfigWorld(t, true).run(t, nil, c.id, "--name", strings.Repeat("n", 64)); err != nil {
+					t.Fatalf("a 64-character name for %s: %v", c.name, err)
+				}
+				return
+			}
+			most := 64 - len(longest) - len(fmt.Sprintf(format, ""))
+			fits := strings.Repeat("n", most)
+			if full := fmt.Sprintf(format, fits) + longest; len(full) != 64 {
+				t.Fatalf("the test's arithmetic: %q has %d characters", full, len(full))
+			}
+			if _, _, err := newConfigWorld(t, true).run(t, nil, c.id, "--name", fits); err != nil {
+				t.Fatalf("a %d-character name for %s: %v", most, c.name, err)
+			}
+			_, _, err := newConfigWorld(t, true).run(t, nil, c.id, "--name", fits+"n")
+			var ue *usageError
+			want := []string{c.name, fmt.Sprintf(format, "NAME") + "TOOL", "over 64 characters", longest + " would have 65",
+				fmt.Sprintf("at most %d characters", most)}
+			if !errors.As(err, &ue) {
+				t.Fatalf("a %d-character name for %s: %v; want a usage error", most+1, c.name, err)
+			}
+			for _, w := range want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the refusal %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestToolNamesAsServed: the list the check reads is the binary's own, in write mode.
+func TestToolNamesAsServed(t *testing.T) {
+	env, _ := isolatedEnv(t)
+	listed, err := connectServe(t, env, "2025-11-25", nil, "--sandbox").ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served []string
+	for _, tool := range listed.Tools {
+		served = append(served, tool.Name)
+	}
+	names, err := avenirToolNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(served)
+	slices.Sort(names)
+	if !slices.Equal(names, served) || !slices.Contains(names, "undo_operation") {
+		t.Fatalf("config checks against %v; serve offers %v", names, served)
+	}
+}
+
+func mustClient(t *testing.T, id string) clientSpec {
+	t.Helper()
+	c, ok := findClient(id)
+	if !ok {
+		t.Fatalf("no client %q", id)
+	}
+	return c
 }

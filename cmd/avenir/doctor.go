@@ -184,7 +184,10 @@ func checkToken(e env) (string, check) {
 		if errors.Is(err, errNoToken) {
 			c.found = "none: not in YNAB_ACCESS_TOKEN, YNAB_ACCESS_TOKEN_FILE, avenir's token file or the keychain"
 			if e.keychain != nil {
-				if _, kerr := e.keychain.Get(); kerr != nil && !errors.Is(kerr, errNoSecret) {
+				switch _, kerr := e.keychain.Get(); {
+				case errors.Is(kerr, errNoKeychain):
+					c.found += fmt.Sprintf(" (%v)", kerr)
+				case kerr != nil && !errors.Is(kerr, errNoSecret):
 					c.found += fmt.Sprintf(" (%s could not be read: %v)", e.keychain.Name(), kerr)
 				}
 			}

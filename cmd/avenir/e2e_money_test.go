@@ -59,9 +59,8 @@ func moneyCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string
 		t.Fatalf("%s(%v): %v %v", tool, args, err, res)
 	}
 	var out moneyResult
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", tool, b, err)
+	if _, err := resultInto(res, &out); err != nil {
+		t.Fatalf("%s: %v", tool, err)
 	}
 	return out
 }

@@ -265,8 +265,7 @@ func TestRestartForgetsCodes(t *testing.T) {
 		t.Fatalf("preview: %v %v", err, res)
 	}
 	var got struct{ Status, Confirmation string }
-	b, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(b, &got)
+	b := mustResult(t, res, &got)
 	if got.Status != "confirmation_required" || len(got.Confirmation) != 11 {
 		t.Fatalf("preview = %s; want confirmation_required with an 11-character code", b)
 	}
@@ -318,8 +317,7 @@ func TestPilotOverStdio(t *testing.T) {
 				Status      string `json:"status"`
 				OperationID string `json:"operation_id"`
 			}
-			b, _ := json.Marshal(res.StructuredContent)
-			json.Unmarshal(b, &out)
+			b := mustResult(t, res, &out)
 			if out.Status != "applied" || out.OperationID == "" || len(asked) != 1 || !strings.HasSuffix(asked[0], ": 120.00 → 150.00?") {
 				t.Fatalf("result %s, asked %q; want applied after one question", b, asked)
 			}
@@ -356,7 +354,6 @@ func TestTwoServersShareASandbox(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("list_categories: %v %v", err, res)
 		}
-		b, _ := json.Marshal(res.StructuredContent)
 		var out struct {
 			Groups []struct {
 				Categories []struct {
@@ -365,7 +362,7 @@ func TestTwoServersShareASandbox(t *testing.T) {
 				} `json:"categories"`
 			} `json:"groups"`
 		}
-		json.Unmarshal(b, &out)
+		mustResult(t, res, &out)
 		for _, g := range out.Groups {
 			for _, c := range g.Categories {
 				if c.Name == "Restaurants" {
@@ -385,8 +382,7 @@ func TestTwoServersShareASandbox(t *testing.T) {
 		t.Fatalf("preview: %v %v", err, res)
 	}
 	var first struct{ Confirmation string }
-	b, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(b, &first)
+	mustResult(t, res, &first)
 	args["confirmation"] = first.Confirmation
 	if res, err = writer.CallTool(ctx, &mcp.CallToolParams{Name: "set_category_budget", Arguments: args}); err != nil || res.IsError {
 		t.Fatalf("write: %v %v", err, res)
@@ -410,7 +406,7 @@ func TestServeRefusesAForeignJournal(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, path) {
 		t.Fatalf("serve with a foreign journal: exit %d, stderr %q; want exit 1 naming %s", code, stderr, path)
 	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, content) {
-		t.Fatal("serve changed a file that is not its journal")
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("serve changed a file that is not its journal (%v)", err)
 	}
 }

@@ -49,9 +49,8 @@ func (s *txeditsSession) call(tool string, args map[string]any, out any) {
 	if res.IsError {
 		s.t.Fatalf("%s(%v) failed: %v", tool, args, res.Content[0].(*mcp.TextContent).Text)
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, out); err != nil {
-		s.t.Fatalf("%s: decoding %s: %v", tool, b, err)
+	if _, err := resultInto(res, out); err != nil {
+		s.t.Fatalf("%s: %v", tool, err)
 	}
 }
 

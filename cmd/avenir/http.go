@@ -13,6 +13,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,8 +25,8 @@ import (
 // loopback unless told otherwise, and guards every request three ways: the Host header must
 // name this machine (a web page that rebinds its own domain to 127.0.0.1 cannot reach it, see
 // modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices), a browser's
-// Origin must be this server's own, and the request must carry the bearer secret printed at
-// start. The secret is what keeps other local users and programs out; the first two keep out
+// Origin must be this server's own, and the request must carry the bearer secret given at
+// start (printed on a terminal, else in a file only its owner can read). The secret is what keeps other local users and programs out; the first two keep out
 // web pages.
 //
 // The go-sdk serves protocol 2026-07-28 over HTTP only statelessly, while older clients need a
@@ -67,12 +69,16 @@ func (h *httpFlags) check() error {
 // httpSecretBytes is the random part of a generated bearer secret: 256 bits.
 const httpSecretBytes = 32
 
-// serveHTTP serves server over Streamable HTTP at h.addr until ctx ends. The endpoint and the
-// bearer secret go to stderr: stdout stays unused, as in stdio mode nothing but MCP may go there.
+// serveHTTP serves server over Streamable HTTP at h.addr until ctx ends. The endpoint goes to
+// stderr (stdout stays unused: in stdio mode nothing but MCP may go there), and so does a
+// generated bearer secret when stderr is a terminal, a person reading it. Otherwise stderr is
+// a log (a process manager's, a service's journal) that keeps the secret for whoever reads it
+// later: the secret goes to a file only its owner can read, and stderr names the file.
 func serveHTTP(ctx context.Context, server *mcp.Server, h *httpFlags, e env, log *slog.Logger) error {
 	secret := strings.TrimSpace(e.getenv("AVENIR_MCP_HTTP_SECRET"))
+	fixed := secret != ""
 	switch {
-	case secret == "":
+	case !fixed:
 		b := make([]byte, httpSecretBytes)
 		if _, err := io.ReadFull(rand.Reader, b); err != nil {
 			return fmt.Errorf("drawing the HTTP bearer secret: %w", err)
@@ -92,8 +98,27 @@ func serveHTTP(ctx context.Context, server *mcp.Server, h *httpFlags, e env, log
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(e.stderr, "avenir serving MCP over Streamable HTTP at %s\n", endpoint)
-	fmt.Fprintf(e.stderr, "Every request needs the header:  Authorization: Bearer %s\n", secret)
-	log.Info("avenir serving MCP over HTTP", "version", version, "endpoint", endpoint, "remote", h.allowRemote)
+	secretFile := ""
+	switch {
+	case fixed:
+		// The person chose it and has it: no copy anywhere.
+		fmt.Fprintln(e.stderr, "Every request needs the header:  Authorization: Bearer SECRET, with the secret in AVENIR_MCP_HTTP_SECRET")
+	case isTerminal(e.stderr):
+		fmt.Fprintf(e.stderr, "Every request needs the header:  Authorization: Bearer %s\n", secret)
+	default:
+		secretFile = httpSecretPath(e.getenv, ln.Addr().(*net.TCPAddr).Port)
+		if err := writeSecretFile(secretFile, secret); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve --http: keeping the bearer secret: %w", err)
+		}
+		defer os.Remove(secretFile) // the secret dies with the server
+		fmt.Fprintf(e.stderr, "Every request needs the header:  Authorization: Bearer SECRET, with the secret in %s (readable by you only)\n", secretFile)
+	}
+	attrs := []any{"version", version, "endpoint", endpoint, "remote", h.allowRemote}
+	if secretFile != "" {
+		attrs = append(attrs, "secret_file", secretFile)
+	}
+	log.Info("avenir serving MCP over HTTP", attrs...)
 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -108,6 +133,13 @@ func serveHTTP(ctx context.Context, server *mcp.Server, h *httpFlags, e env, log
 		_ = srv.Close() // streams still open after the grace period (a GET that waits for news)
 	}
 	return nil
+}
+
+// httpSecretPath is where serve --http keeps a generated secret when stderr is no terminal:
+// one file per port in the state directory, so that two servers do not take each other's, and
+// a restart on the same port replaces the secret that died with the last one.
+func httpSecretPath(getenv func(string) string, port int) string {
+	return filepath.Join(stateDir(getenv), fmt.Sprintf("http-%d.secret", port))
 }
 
 // newHTTPHandler is the guarded MCP endpoint at /mcp for a server listening on addr.
@@ -153,7 +185,7 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), g.secret) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="avenir"`)
-		g.refuse(w, r, http.StatusUnauthorized, "send the bearer secret avenir printed at start: Authorization: Bearer SECRET")
+		g.refuse(w, r, http.StatusUnauthorized, "send the bearer secret avenir gave at start (on its terminal, or in the file it named): Authorization: Bearer SECRET")
 		return
 	}
 	g.next.ServeHTTP(w, r)

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -22,9 +24,21 @@ import (
 // httpServer is `avenir serve --sandbox --http 127.0.0.1:0` running as a process.
 type httpServer struct {
 	endpoint, secret string
+	secretFile       string // where serve kept the secret, when it did not print it
 	stderr           *lockedBuffer
+	stop             func() // SIGTERM, and wait for the exit
 }
 
+// The lines serve --http writes on stderr about the secret.
+const (
+	secretHeaderLine = "Every request needs the header:  Authorization: Bearer "
+	secretFileIntro  = "SECRET, with the secret in "
+	secretFileEnd    = " (readable by you only)"
+	secretFromEnv    = "SECRET, with the secret in AVENIR_MCP_HTTP_SECRET"
+)
+
+// startHTTPServe starts serve --http with stderr on a pipe, as a process manager runs it, and
+// takes the secret from where serve says it is: its file, or AVENIR_MCP_HTTP_SECRET.
 func startHTTPServe(t *testing.T, env []string, args ...string) *httpServer {
 	t.Helper()
 	cmd := exec.Command(avenirBinary(t), append([]string{"serve", "--sandbox", "--http", "127.0.0.1:0"}, args...)...)
@@ -33,44 +47,89 @@ func startHTTPServe(t *testing.T, env []string, args ...string) *httpServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hs := startHTTPProcess(t, cmd, pipe)
+	rest := hs.secret
+	switch {
+	case rest == secretFromEnv:
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "AVENIR_MCP_HTTP_SECRET="); ok {
+				hs.secret = v
+			}
+		}
+	case strings.HasPrefix(rest, secretFileIntro) && strings.HasSuffix(rest, secretFileEnd):
+		hs.secretFile = strings.TrimSuffix(strings.TrimPrefix(rest, secretFileIntro), secretFileEnd)
+		b, err := os.ReadFile(hs.secretFile)
+		if err != nil {
+			t.Fatalf("the secret's file: %v", err)
+		}
+		hs.secret = strings.TrimSpace(string(b))
+	default:
+		t.Fatalf("with stderr on a pipe, serve --http said %q about the secret", rest)
+	}
+	if len(hs.secret) < 40 || strings.Contains(hs.stderr.String(), hs.secret) {
+		t.Fatalf("secret of %d characters; stderr:\n%s", len(hs.secret), hs.stderr)
+	}
+	return hs
+}
+
+// startHTTPProcess starts cmd, whose stderr is out, and reads its endpoint and what follows
+// the header line (the secret, or where it is) into hs.secret.
+func startHTTPProcess(t *testing.T, cmd *exec.Cmd, out io.Reader) *httpServer {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	hs := &httpServer{stderr: &lockedBuffer{}}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
+	exited := make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Errorf("waiting for serve --http: %v", err)
 		}
-	})
+		close(exited)
+	}()
+	var once sync.Once
+	hs.stop = func() {
+		once.Do(func() {
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				t.Errorf("stopping serve --http: %v", err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+					t.Errorf("killing serve --http: %v", err)
+				}
+				<-exited
+			}
+		})
+	}
+	t.Cleanup(hs.stop)
 	ready := make(chan struct{})
 	go func() {
-		sc := bufio.NewScanner(pipe)
+		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			line := sc.Text()
+			line := strings.TrimRight(sc.Text(), "\r")
 			hs.stderr.Write([]byte(line + "\n"))
 			if ep, ok := strings.CutPrefix(line, "avenir serving MCP over Streamable HTTP at "); ok {
 				hs.endpoint = ep
 			}
-			if s, ok := strings.CutPrefix(line, "Every request needs the header:  Authorization: Bearer "); ok {
+			if s, ok := strings.CutPrefix(line, secretHeaderLine); ok {
 				hs.secret = s
 				close(ready)
 			}
 		}
-		_, _ = io.Copy(io.Discard, pipe)
+		// The rest goes nowhere: a pipe kept full would block serve's log. A read error here
+		// is the end of the stream (a pty's master reads EIO once the child has gone).
+		_, _ = io.Copy(io.Discard, out)
 	}()
 	select {
 	case <-ready:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("serve --http printed no endpoint and secret; stderr:\n%s", hs.stderr)
 	}
-	if !strings.HasPrefix(hs.endpoint, "http://127.0.0.1:") || len(hs.secret) < 40 {
-		t.Fatalf("endpoint %q, secret of %d characters", hs.endpoint, len(hs.secret))
+	if !strings.HasPrefix(hs.endpoint, "http://127.0.0.1:") {
+		t.Fatalf("endpoint %q", hs.endpoint)
 	}
 	return hs
 }
@@ -212,8 +271,11 @@ func TestHTTPGuard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, _ := io.ReadAll(res.Body)
+			body, err := io.ReadAll(res.Body)
 			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if res.StatusCode != tt.want {
 				t.Fatalf("status %d (%s), want %d", res.StatusCode, body, tt.want)
 			}
@@ -249,15 +311,44 @@ func TestHTTPRefusedAtStart(t *testing.T) {
 }
 
 // TestHTTPFixedSecret: AVENIR_MCP_HTTP_SECRET keeps one secret across restarts, so a client's
-// configured header keeps working.
+// configured header keeps working; serve names the variable and copies the secret nowhere.
 func TestHTTPFixedSecret(t *testing.T) {
 	secret := strings.Repeat("s3cr3t-", 6)
-	env, _ := isolatedEnv(t, "AVENIR_MCP_HTTP_SECRET="+secret)
+	env, dir := isolatedEnv(t, "AVENIR_MCP_HTTP_SECRET="+secret)
 	hs := startHTTPServe(t, env)
-	if hs.secret != secret {
-		t.Fatalf("serve printed secret %q, want the configured one", hs.secret)
+	if hs.secret != secret || hs.secretFile != "" {
+		t.Fatalf("serve pointed to secret %q in %q, want the configured one", hs.secret, hs.secretFile)
 	}
 	hs.connect(t, "2025-11-25", nil)
+	if m, err := filepath.Glob(filepath.Join(dir, "avenir", "*secret*")); err != nil || len(m) != 0 {
+		t.Fatalf("secret files %v (%v); want none", m, err)
+	}
+}
+
+// TestHTTPSecretInAFile: with stderr on a pipe (a process manager's log), a generated secret
+// never appears there: it is in a file only its owner can read, in the state directory, named
+// on stderr and in the log; the file goes when the server stops.
+func TestHTTPSecretInAFile(t *testing.T) {
+	env, dir := isolatedEnv(t)
+	hs := startHTTPServe(t, env, "--log-level", "debug")
+	port := strings.TrimSuffix(strings.TrimPrefix(hs.endpoint, "http://127.0.0.1:"), "/mcp")
+	if want := filepath.Join(dir, "avenir", "http-"+port+".secret"); hs.secretFile != want {
+		t.Fatalf("the secret is in %s, want %s", hs.secretFile, want)
+	}
+	fi, err := os.Stat(hs.secretFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the secret's file: %v, %v; want mode 0600", fi, err)
+	}
+	if err := hs.connect(t, "2025-11-25", nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	hs.stop()
+	if strings.Contains(hs.stderr.String(), hs.secret) || !strings.Contains(hs.stderr.String(), `secret_file=`+hs.secretFile) {
+		t.Fatalf("stderr shows the secret, or its log does not name the file:\n%s", hs.stderr)
+	}
+	if _, err := os.Stat(hs.secretFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the secret's file is still there after the server stopped (%v)", err)
+	}
 }
 
 // TestHTTPWithTypeScriptSDK drives the server over Streamable HTTP with the TypeScript SDK

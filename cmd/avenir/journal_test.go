@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"math/rand/v2"
 	"os"
@@ -222,7 +223,10 @@ func golden(t *testing.T, name, got string) {
 // --json writes one whole operation a line, as the journal holds it.
 func TestJournalListJSONLines(t *testing.T) {
 	path, s := seedJournal(t)
-	stdout, _, _ := runJournalCLI(t, path, "list", "--json")
+	stdout, stderr, code := runJournalCLI(t, path, "list", "--json")
+	if code != 0 {
+		t.Fatalf("journal list --json: exit %d: %s", code, stderr)
+	}
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	if len(lines) != 7 {
 		t.Fatalf("%d lines, want 7", len(lines))
@@ -309,7 +313,10 @@ func TestJournalErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before, _ := os.ReadFile(c.path)
+			before, err := os.ReadFile(c.path)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
 			stdout, stderr, code := runJournalCLI(t, c.path, c.args...)
 			if code != c.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, stderr)
@@ -322,8 +329,8 @@ func TestJournalErrors(t *testing.T) {
 			if c.code == 1 && stdout != "" {
 				t.Errorf("stdout %q on an error", stdout)
 			}
-			if after, _ := os.ReadFile(c.path); !bytes.Equal(before, after) {
-				t.Error("the CLI changed the file")
+			if after, err := os.ReadFile(c.path); (err != nil && !errors.Is(err, os.ErrNotExist)) || !bytes.Equal(before, after) {
+				t.Errorf("the CLI changed the file (%v)", err)
 			}
 		})
 	}

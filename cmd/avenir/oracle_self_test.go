@@ -30,7 +30,10 @@ func oracleFixture(t *testing.T) (*oracle, *sandbox.Sandbox, []jOp, *ynab.Client
 	ids := categoryIDs(initial)
 	month := currentMonth()
 	restaurants, tennis := ids["Restaurants"], ids["Tennis"]
-	before, _ := assignedNow(initial, "Restaurants")
+	before, ok := assignedNow(initial, "Restaurants")
+	if !ok {
+		t.Fatal("the sample has nothing assigned to Restaurants this month")
+	}
 	plain := plainTransactions(initial)
 	a, b := plain[0], plain[1]
 	must := func(_ any, err error) {
@@ -53,7 +56,7 @@ func oracleFixture(t *testing.T) (*oracle, *sandbox.Sandbox, []jOp, *ynab.Client
 	}
 	must(c.DeleteTransaction(ctx, sandbox.PlanID, created.TransactionIDs[1]))
 
-	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
+	raw := func(v any) json.RawMessage { return mustJSON(v) }
 	newTx := func(id string, amount int64, memo string) jChange {
 		return jChange{Kind: kindCreated, ID: id, Outcome: outcomeApplied, After: raw(map[string]any{"account_id": a.AccountID, "date": a.Date,
 			"amount": amount, "payee_id": a.PayeeID, "memo": memo, "cleared": "uncleared", "approved": true})}
@@ -75,8 +78,8 @@ func oracleFixture(t *testing.T) (*oracle, *sandbox.Sandbox, []jOp, *ynab.Client
 		{ID: "06", Tool: "move_money", Status: "failed", Changes: []jChange{{Kind: kindMonth, ID: tennis, Month: month,
 			Before: raw(map[string]any{"budgeted": 45000}), After: raw(map[string]any{"budgeted": 15000}), Outcome: outcomeNotApplied}}},
 	}
-	if n, _ := assignedNow(initial, "Tennis"); n != 45000 {
-		t.Fatalf("Tennis has %d assigned in the sample; the fixture assumes 45000", n)
+	if n, ok := assignedNow(initial, "Tennis"); !ok || n != 45000 {
+		t.Fatalf("Tennis has %d assigned in the sample (found: %v); the fixture assumes 45000", n, ok)
 	}
 	return o, sb, ops, c
 }
@@ -144,9 +147,8 @@ func TestOracleJudgesAJournal(t *testing.T) {
 	}
 	for _, l := range lies {
 		t.Run(l.name, func(t *testing.T) {
-			var ops []jOp
-			b, _ := json.Marshal(truthful)
-			_ = json.Unmarshal(b, &ops)
+			var ops []jOp // a deep copy, for the lie to change
+			mustDecode(t, mustJSON(truthful), &ops)
 			if v := o.check(l.lie(ops), now, false); v.byKind[l.kind] == 0 {
 				t.Errorf("not caught as %q: %s", l.kind, v.report(5))
 			}

@@ -553,11 +553,9 @@ func readField(p ynab.PlanDetail, k key) (string, bool) {
 				lines = append(lines, map[string]any{"amount": s.Amount, "category_id": s.CategoryID, "memo": s.Memo})
 			}
 		}
-		b, _ := json.Marshal(lines)
-		return canon("subtransactions", b), true
+		return canon("subtransactions", mustJSON(lines)), true
 	}
-	b, _ := json.Marshal(t)
-	return canon(k.field, decodeObject(b)[k.field]), true
+	return canon(k.field, decodeObject(mustJSON(t))[k.field]), true
 }
 
 func findTx(p ynab.PlanDetail, id string) *ynab.TransactionSummary {
@@ -603,20 +601,30 @@ func canon(field string, raw json.RawMessage) string {
 	if dec.Decode(&x) != nil {
 		return string(raw)
 	}
-	b, _ := json.Marshal(x)
-	return string(b)
+	return string(mustJSON(x))
 }
 
+// decodeObject reads a journaled state (null or absent: no fields). One that is not a JSON
+// object is a journal the oracle cannot read, and it says so rather than see no fields.
 func decodeObject(raw json.RawMessage) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &m)
+		if err := json.Unmarshal(raw, &m); err != nil {
+			panic(fmt.Sprintf("a journaled state that is not a JSON object: %s: %v", raw, err))
+		}
 	}
 	return m
 }
 
+// fieldString is a string field of a journaled state: "" where it is absent or null.
 func fieldString(raw json.RawMessage, field string) string {
+	v, ok := decodeObject(raw)[field]
+	if !ok {
+		return ""
+	}
 	var s string
-	_ = json.Unmarshal(decodeObject(raw)[field], &s)
+	if err := json.Unmarshal(v, &s); err != nil {
+		panic(fmt.Sprintf("the journaled %s is not a string: %s: %v", field, v, err))
+	}
 	return s
 }

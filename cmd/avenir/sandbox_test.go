@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -41,13 +42,18 @@ func startSandbox(t *testing.T, env []string, args ...string) *sandboxProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Errorf("stopping the sandbox: %v", err)
+		}
+		_ = cmd.Wait() // "signal: killed": the kill above
+	})
 	line := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Scan()
 		line <- sc.Text()
-		_, _ = io.Copy(io.Discard, stdout)
+		_, _ = io.Copy(io.Discard, stdout) // the rest is not read; it ends when the process does
 	}()
 	select {
 	case sp.url = <-line:
@@ -84,7 +90,10 @@ func call(t *testing.T, method, url, token, body string, into any) int {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the answer: %v", method, url, err)
+	}
 	if res.StatusCode == http.StatusOK && into != nil {
 		var env struct{ Data json.RawMessage }
 		if err := json.Unmarshal(raw, &env); err != nil {
@@ -250,8 +259,8 @@ func TestSandboxReset(t *testing.T) {
 	if code := exitCode(err, &errOut); code != 1 || !strings.Contains(errOut.String(), foreign) {
 		t.Errorf("reset of a foreign file: exit %d, stderr %q; want 1 and the file named", code, errOut.String())
 	}
-	if b, _ := os.ReadFile(foreign); string(b) != `{"shopping":["milk"]}` {
-		t.Error("reset overwrote a file that is not a sandbox state")
+	if b, err := os.ReadFile(foreign); err != nil || string(b) != `{"shopping":["milk"]}` {
+		t.Errorf("reset overwrote a file that is not a sandbox state (%v)", err)
 	}
 }
 
@@ -300,7 +309,10 @@ func request(t *testing.T, method, url, token, body string) (int, http.Header, s
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the answer: %v", method, url, err)
+	}
 	return res.StatusCode, res.Header, string(raw)
 }
 
@@ -319,7 +331,10 @@ func TestSandboxServeFaults(t *testing.T) {
 		t.Errorf("GET /user after the rule's two times: %d %s", status, body)
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // no retry on a fresh connection
-	req, _ := http.NewRequest("POST", sp.url+"/plans/last-used/transactions", strings.NewReader(`{"transaction":{}}`))
+	req, err := http.NewRequest("POST", sp.url+"/plans/last-used/transactions", strings.NewReader(`{"transaction":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Authorization", "Bearer s3cret")
 	if res, err := client.Do(req); err == nil {
 		res.Body.Close()

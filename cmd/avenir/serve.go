@@ -31,7 +31,8 @@ VS Code, …). The client starts it; you do not run it by hand.
   --log-level LEVEL  debug, info, warn or error (default info); logs go to stderr
   --http ADDRESS     serve MCP over Streamable HTTP at http://ADDRESS/mcp instead of stdio, for
                      clients that connect to a URL (loopback only); every request needs the
-                     bearer secret printed at start, or AVENIR_MCP_HTTP_SECRET
+                     bearer secret given at start (printed on a terminal, else in a file
+                     it names), or AVENIR_MCP_HTTP_SECRET
   --http-allow-remote  let --http listen on an address other machines can reach
 
 Environment:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,24 +13,28 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/zalando/go-keyring"
 )
 
 // The YNAB token, kept properly: never on a command line, never in a client's configuration
 // file in plain text. `avenir token set` reads it from stdin into the OS keychain where the
-// machine has one, else into a file only its owner can read; `serve` finds it there.
+// machine has one that answers, else into a file only its owner can read; `serve` finds it
+// there.
 //
-// The keychain is reached through the OS's own command-line tool (macOS `security`, the
-// freedesktop Secret Service's `secret-tool` on Linux) rather than a Go keychain library: the
-// tools ship with the OS (or one package away), they do the platform's access control
-// themselves, and the module keeps its short dependency list. Windows has no such tool, so
-// there the token goes to the file.
+// The keychain is reached through github.com/zalando/go-keyring: the macOS Keychain (through
+// /usr/bin/security, the secret passed on its stdin, never in its arguments), the freedesktop
+// Secret Service over D-Bus on Linux and the BSDs (GNOME Keyring, KWallet; no secret-tool
+// needed), the Windows Credential Manager. Each does the platform's own access control.
 
 const tokenUsage = `Usage:
   avenir token set [--file]   read your YNAB personal access token from stdin and keep it
   avenir token forget         remove the token avenir keeps
 
-set keeps the token in the OS keychain where there is one (macOS Keychain; on Linux the
-Secret Service through secret-tool), else — or with --file — in %s
+set keeps the token in the OS keychain (the macOS Keychain; on Linux the Secret Service:
+GNOME Keyring, KWallet; the Windows Credential Manager), else — where no keychain answers,
+or with --file — in %s
 (readable by you only). It reads one line from stdin: paste the token and press Enter, or
 pipe it in; never pass it as an argument.
 
@@ -40,11 +43,13 @@ YNAB_ACCESS_TOKEN_FILE, the file above, the keychain. Make a token at
 https://app.ynab.com/settings/developer ("New Token").
 `
 
-// tokenFileName is the token's file in avenir's configuration directory.
-const tokenFileName = "ynab-token"
-
 // errNoSecret is what a keychain says when it holds no token for avenir.
 var errNoSecret = errors.New("no token stored")
+
+// errNoKeychain marks a keychain that does not answer at all on this machine (no D-Bus
+// session, no Secret Service on it, an OS without one): for finding and forgetting the token
+// that is the same as a keychain holding none.
+var errNoKeychain = errors.New("no keychain answers here")
 
 // keychain is the OS's secret store as avenir uses it: one secret, avenir's YNAB token.
 type keychain interface {
@@ -54,158 +59,112 @@ type keychain interface {
 	Delete() error // errNoSecret when there was none
 }
 
-// The keychain item's names: what a person sees in Keychain Access or Seahorse.
+// The keychain item's names: what a person sees in Keychain Access, Seahorse or the
+// Credential Manager (as "avenir:ynab-token").
 const (
 	secretService = "avenir"
 	secretAccount = "ynab-token"
-	secretLabel   = "avenir: YNAB personal access token"
 )
 
-// systemKeychain returns the machine's keychain, or nil where there is none (Windows, a Linux
-// without secret-tool). Whether a Secret Service actually answers shows at the first use.
+// systemKeychain returns the machine's keychain, or nil on an OS that has none go-keyring can
+// reach. Whether it actually answers (a Linux without a desktop session has no Secret
+// Service) shows at the first use.
 func systemKeychain() keychain {
 	switch runtime.GOOS {
 	case "darwin":
-		if p, err := exec.LookPath("security"); err == nil {
-			return macKeychain{tool: p}
-		}
+		return osKeychain{name: "the macOS keychain"}
 	case "windows":
-		return nil
-	default:
-		if p, err := exec.LookPath("secret-tool"); err == nil {
-			return secretTool{tool: p}
-		}
+		return osKeychain{name: "the Windows Credential Manager"}
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
+		return osKeychain{name: "the Secret Service keyring", probe: sessionBus}
 	}
 	return nil
 }
 
-// macKeychain keeps the token as a generic password in the login keychain with `security`.
-type macKeychain struct{ tool string }
-
-func (macKeychain) Name() string { return "the macOS keychain" }
-
-// macNotFound is `security`'s exit status for an item that does not exist.
-const macNotFound = 44
-
-func (k macKeychain) Get() (string, error) {
-	out, code, err := runTool(k.tool, nil, "find-generic-password", "-s", secretService, "-a", secretAccount, "-w")
-	if code == macNotFound {
-		return "", errNoSecret
-	}
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimRight(out, "\r\n"), nil
+// osKeychain is the OS keychain through go-keyring. probe, when set, checks first that there
+// is something to talk to, so that "no keychain here" is told apart from a keychain that
+// failed.
+type osKeychain struct {
+	name  string
+	probe func() error
 }
 
-// Set gives the token to `security` on its stdin, in its interactive mode, so that it never
-// appears in a process's arguments (which other users can list). The token's characters are
-// checked first (validToken), so it needs no escaping inside the quotes.
-func (k macKeychain) Set(token string) error {
-	cmd := fmt.Sprintf("add-generic-password -U -s %s -a %s -l %q -w \"%s\"\n", secretService, secretAccount, secretLabel, token)
-	if _, _, err := runTool(k.tool, strings.NewReader(cmd), "-i"); err != nil {
+func (k osKeychain) Name() string { return k.name }
+
+func (k osKeychain) Get() (string, error) {
+	if err := k.reach(); err != nil {
+		return "", err
+	}
+	t, err := keyring.Get(secretService, secretAccount)
+	if err != nil {
+		return "", keychainError(err)
+	}
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return "", errNoSecret
+	}
+	return t, nil
+}
+
+// Set stores the token and reads it back: macOS's `security -i` does not always say through
+// its exit status whether the command inside succeeded, and a keychain that swallowed the
+// token must not be reported as holding it.
+func (k osKeychain) Set(token string) error {
+	if err := k.reach(); err != nil {
 		return err
 	}
-	// The interactive mode's exit status does not always tell whether the command inside
-	// succeeded: read the token back.
+	if err := keyring.Set(secretService, secretAccount, token); err != nil {
+		return keychainError(err)
+	}
 	got, err := k.Get()
 	if err != nil {
-		return fmt.Errorf("the token could not be read back from the keychain: %w", err)
+		return fmt.Errorf("the token could not be read back: %w", err)
 	}
 	if got != token {
-		return errors.New("the keychain holds another token than the one just stored")
+		return errors.New("it holds another token than the one just stored")
 	}
 	return nil
 }
 
-func (k macKeychain) Delete() error {
-	_, code, err := runTool(k.tool, nil, "delete-generic-password", "-s", secretService, "-a", secretAccount)
-	if code == macNotFound {
-		return errNoSecret
-	}
-	return err
-}
-
-// secretTool keeps the token in the freedesktop Secret Service (GNOME Keyring, KWallet) with
-// libsecret's `secret-tool`, which reads the secret to store from stdin.
-type secretTool struct{ tool string }
-
-func (secretTool) Name() string { return "the Secret Service keyring (secret-tool)" }
-
-func (k secretTool) Get() (string, error) {
-	out, code, err := runTool(k.tool, nil, "lookup", "service", secretService, "account", secretAccount)
-	if err != nil && code == 1 && out == "" && !errors.Is(err, errToolSaid) {
-		return "", errNoSecret // lookup's answer for "no such item": status 1, nothing said
-	}
-	if err != nil {
-		return "", err
-	}
-	if out == "" {
-		return "", errNoSecret
-	}
-	return strings.TrimRight(out, "\r\n"), nil
-}
-
-func (k secretTool) Set(token string) error {
-	_, _, err := runTool(k.tool, strings.NewReader(token), "store", "--label="+secretLabel, "service", secretService, "account", secretAccount)
-	return err
-}
-
-// Delete removes the item. secret-tool's clear says nothing either way, so it looks first.
-func (k secretTool) Delete() error {
-	if _, err := k.Get(); err != nil {
+func (k osKeychain) Delete() error {
+	if err := k.reach(); err != nil {
 		return err
 	}
-	_, _, err := runTool(k.tool, nil, "clear", "service", secretService, "account", secretAccount)
-	return err
+	return keychainError(keyring.Delete(secretService, secretAccount))
 }
 
-// errToolSaid marks a tool's failure that came with a message on stderr.
-var errToolSaid = errors.New("the keychain tool failed")
+func (k osKeychain) reach() error {
+	if k.probe == nil {
+		return nil
+	}
+	return k.probe()
+}
 
-// runTool runs a keychain tool and returns its stdout and exit status. A failure names the
-// tool and carries what it said on stderr (never the token: it goes only to stdin).
-func runTool(tool string, stdin io.Reader, args ...string) (stdout string, code int, err error) {
-	cmd := exec.Command(tool, args...)
-	cmd.Stdin = stdin
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	var ee *exec.ExitError
+// sessionBus checks that there is a D-Bus session bus to find the Secret Service on. godbus
+// keeps the connection it opens, and go-keyring then uses that one.
+func sessionBus() error {
+	if _, err := dbus.SessionBus(); err != nil {
+		return fmt.Errorf("%w: no D-Bus session bus (%v)", errNoKeychain, err)
+	}
+	return nil
+}
+
+// keychainError maps go-keyring's answers to avenir's: not found, no keychain at all (no
+// Secret Service on the bus, an unsupported OS), or the failure as it was. None of them
+// carries the token: go-keyring's errors name the item and the OS's reason only.
+func keychainError(err error) error {
+	var de dbus.Error
 	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-		if said := strings.TrimSpace(errOut.String()); said != "" {
-			return out.String(), code, fmt.Errorf("%w: %s %s: %s", errToolSaid, filepath.Base(tool), args[0], said)
-		}
-		return out.String(), code, fmt.Errorf("%s %s: exit status %d", filepath.Base(tool), args[0], code)
-	case err != nil:
-		return "", -1, fmt.Errorf("running %s: %w", filepath.Base(tool), err)
+	case err == nil:
+		return nil
+	case errors.Is(err, keyring.ErrNotFound):
+		return errNoSecret
+	case errors.Is(err, keyring.ErrUnsupportedPlatform):
+		return fmt.Errorf("%w: %v", errNoKeychain, err)
+	case errors.As(err, &de) && (de.Name == "org.freedesktop.DBus.Error.ServiceUnknown" || de.Name == "org.freedesktop.DBus.Error.NameHasNoOwner"):
+		return fmt.Errorf("%w: no Secret Service on the D-Bus session bus (%v)", errNoKeychain, err)
 	}
-	return out.String(), 0, nil
-}
-
-// configDir is $XDG_CONFIG_HOME/avenir, else ~/.config/avenir (%AppData%\avenir on Windows):
-// where avenir keeps the token file when there is no keychain.
-func configDir(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "avenir")
-	}
-	if runtime.GOOS == "windows" {
-		if d := getenv("AppData"); d != "" {
-			return filepath.Join(d, "avenir")
-		}
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".config", "avenir")
-}
-
-// tokenFilePath is the file `avenir token set` writes where there is no keychain.
-func tokenFilePath(getenv func(string) string) string {
-	return filepath.Join(configDir(getenv), tokenFileName)
+	return err
 }
 
 // tokenSource says where a token was found, for the log and doctor: never the token itself.
@@ -252,7 +211,7 @@ func resolveToken(e env) (string, tokenSource, error) {
 		switch {
 		case err == nil && t != "":
 			return t, tokenSource{"keychain", e.keychain.Name()}, nil
-		case err != nil && !errors.Is(err, errNoSecret):
+		case err != nil && !errors.Is(err, errNoSecret) && !errors.Is(err, errNoKeychain):
 			// Last place looked: say how to give a token, and why the keychain did not.
 			return "", tokenSource{}, fmt.Errorf("%w\n\n(%s could not be read: %v)", errNoToken, e.keychain.Name(), err)
 		}
@@ -275,8 +234,7 @@ func readTokenFile(path string) (string, error) {
 }
 
 // tokenChars is what a token may hold. YNAB's tokens are far narrower; this only keeps out
-// what could never be one (spaces, quotes, control characters, a pasted sentence) and what
-// would need escaping on its way into the keychain.
+// what could never be one (spaces, quotes, control characters, a pasted sentence).
 var tokenChars = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{16,512}$`)
 
 func validToken(t string) error {
@@ -357,7 +315,11 @@ func tokenSet(e env, toFile bool) error {
 			fmt.Fprintf(e.stdout, "The token is in %s. avenir serve finds it there; run 'avenir doctor' to check that YNAB accepts it.\n", e.keychain.Name())
 			return nil
 		}
-		fmt.Fprintf(e.stderr, "avenir: %s could not keep the token (%v); keeping it in a file instead.\n", e.keychain.Name(), err)
+		if errors.Is(err, errNoKeychain) {
+			fmt.Fprintf(e.stderr, "avenir: %v; keeping the token in a file instead.\n", err)
+		} else {
+			fmt.Fprintf(e.stderr, "avenir: %s could not keep the token (%v); keeping it in a file instead.\n", e.keychain.Name(), err)
+		}
 	}
 	if err := writeTokenFile(path, token); err != nil {
 		return err
@@ -372,32 +334,41 @@ func tokenSet(e env, toFile bool) error {
 // writeTokenFile writes the token with mode 0600 in a 0700 directory, through a temporary file
 // renamed into place, so that no reader ever sees half a token or a file others can read.
 func writeTokenFile(path, token string) error {
+	if err := writeSecretFile(path, token); err != nil {
+		return fmt.Errorf("writing the token file: %w", err)
+	}
+	return nil
+}
+
+// writeSecretFile writes a secret and a newline to path, readable by its owner only (mode
+// 0600, in a directory created 0700), through a temporary file renamed into place.
+func writeSecretFile(path, secret string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".ynab-token-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	defer os.Remove(f.Name()) // gone after the rename; removes it after a failure
 	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
 		f.Close()
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
-	if _, err := f.WriteString(token + "\n"); err != nil {
+	if _, err := f.WriteString(secret + "\n"); err != nil {
 		f.Close()
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing the token file: %w", err)
+		return err
 	}
 	return nil
 }
@@ -415,7 +386,7 @@ func tokenForget(e env) error {
 		switch err := e.keychain.Delete(); {
 		case err == nil:
 			removed = append(removed, e.keychain.Name())
-		case !errors.Is(err, errNoSecret):
+		case !errors.Is(err, errNoSecret) && !errors.Is(err, errNoKeychain):
 			return fmt.Errorf("removing the token from %s: %w", e.keychain.Name(), err)
 		}
 	}

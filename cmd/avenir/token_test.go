@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +12,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/zalando/go-keyring"
 )
 
 // fakeKeychain is an OS keychain in memory; setErr makes it refuse to keep anything, as a
@@ -189,8 +194,14 @@ func TestTokenSet(t *testing.T) {
 				t.Fatalf("file %q (%v), output %q; want the token in %s", b, err, out, path)
 			}
 			if runtime.GOOS != "windows" {
-				fi, _ := os.Stat(path)
-				di, _ := os.Stat(filepath.Dir(path))
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				di, err := os.Stat(filepath.Dir(path))
+				if err != nil {
+					t.Fatal(err)
+				}
 				if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
 					t.Fatalf("file mode %v, directory mode %v; want 0600 and 0700", fi.Mode().Perm(), di.Mode().Perm())
 				}
@@ -254,124 +265,21 @@ func TestTokenForget(t *testing.T) {
 	}
 }
 
-// fakeSecretTool is a stand-in for libsecret's secret-tool with its command line and its
-// answers (lookup of a missing item: status 1, nothing said), keeping the secret in a file.
-const fakeSecretTool = `#!/bin/sh
-store="$FAKE_KEYRING"
-[ -n "$FAKE_KEYRING_LOCKED" ] && { echo "secret-tool: Cannot autolaunch D-Bus without X11 \$DISPLAY" >&2; exit 1; }
-cmd=$1; shift
-[ "$cmd" = store ] && shift # --label=…
-[ "$1 $2 $3 $4" = "service avenir account ynab-token" ] || { echo "secret-tool: unexpected attributes: $*" >&2; exit 2; }
-case "$cmd" in
-store) cat > "$store" ;;
-lookup) [ -f "$store" ] || exit 1; cat "$store" ;;
-clear) rm -f "$store" ;;
-*) echo "secret-tool: unknown command $cmd" >&2; exit 2 ;;
-esac
-`
-
-// TestKeychainThroughSecretTool runs the real binary with a fake secret-tool first on PATH:
-// `avenir token set` hands the token to it on stdin (never in its arguments), and serve takes
-// it from there and is let in by a sandbox that accepts only that token.
-func TestKeychainThroughSecretTool(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the Secret Service through secret-tool is the Linux keychain")
-	}
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "secret-tool"), []byte(fakeSecretTool), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	keyring := filepath.Join(t.TempDir(), "keyring")
-	env, dir := isolatedEnv(t, "FAKE_KEYRING="+keyring, "XDG_CONFIG_HOME="+filepath.Join(t.TempDir(), "config"))
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = "PATH=" + bin + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
-		}
-	}
-
-	cmd := exec.Command(avenirBinary(t), "token", "set")
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(tokenKeychain + "\n")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "the Secret Service keyring") {
-		t.Fatalf("token set: %v\n%s", err, out)
-	}
-	if b, err := os.ReadFile(keyring); err != nil || string(b) != tokenKeychain {
-		t.Fatalf("the keyring holds %q (%v); want the token", b, err)
-	}
-
-	sp := startSandbox(t, env, "--state", filepath.Join(dir, "s.json"), "--token", tokenKeychain)
-	cs := connectServe(t, append(env, "AVENIR_MCP_YNAB_URL="+sp.url), "2025-11-25", nil)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_plans", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("list_plans with the keychain's token: %v %v", err, res)
-	}
-
-	locked := append(env, "FAKE_KEYRING_LOCKED=1")
-	cmd = exec.Command(avenirBinary(t), "token", "set")
-	cmd.Env = locked
-	cmd.Stdin = strings.NewReader(tokenFile + "\n")
-	out, err = cmd.CombinedOutput()
-	path := filepath.Join(strings.TrimPrefix(env[len(env)-1], "XDG_CONFIG_HOME="), "avenir", tokenFileName)
-	if b, _ := os.ReadFile(path); err != nil || string(b) != tokenFile+"\n" || !strings.Contains(string(out), "Cannot autolaunch D-Bus") {
-		t.Fatalf("with no Secret Service: %v, file %q\n%s\nwant the token in %s and the reason shown", err, b, out, path)
-	}
-
-	cmd = exec.Command(avenirBinary(t), "token", "forget")
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("token forget: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(keyring); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the keyring still holds the token after forget (%v)", err)
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the token file is still there after forget (%v)", err)
-	}
-}
-
-// fakeSecurity is a stand-in for macOS's security(1): find-generic-password -w prints the
-// password or exits 44, -i reads add-generic-password commands from stdin, and
-// delete-generic-password exits 44 when there is nothing. It checks the service and account.
-const fakeSecurity = `#!/bin/sh
-store="$FAKE_KEYRING"
-case "$1" in
-find-generic-password)
-  [ "$2 $3 $4 $5 $6" = "-s avenir -a ynab-token -w" ] || { echo "security: bad arguments: $*" >&2; exit 2; }
-  [ -f "$store" ] || { echo "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain." >&2; exit 44; }
-  cat "$store"; echo ;;
-delete-generic-password)
-  [ -f "$store" ] || exit 44
-  rm -f "$store" ;;
--i)
-  read -r line
-  case "$line" in
-  'add-generic-password -U -s avenir -a ynab-token -l "avenir: YNAB personal access token" -w "'*'"')
-    printf '%s' "$line" | sed 's/.*-w "\(.*\)"$/\1/' > "$store" ;;
-  *) echo "security: unexpected command: $line" >&2 ;;
-  esac ;;
-*) echo "security: unknown command $1" >&2; exit 2 ;;
-esac
-`
-
-// TestMacKeychainCommands runs macKeychain against a stand-in security(1): the token goes in
-// on stdin, never in an argument, and comes back whole.
-func TestMacKeychainCommands(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the stand-in is a shell script")
-	}
-	dir := t.TempDir()
-	tool := filepath.Join(dir, "security")
-	if err := os.WriteFile(tool, []byte(fakeSecurity), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("FAKE_KEYRING", filepath.Join(dir, "keyring"))
-	k := macKeychain{tool: tool}
+// TestOSKeychain drives osKeychain, and `avenir token` through it, against go-keyring's own
+// in-memory provider: the token goes in under avenir's service and account, comes back whole,
+// and a keychain that fails sends the token to the file with the reason said.
+func TestOSKeychain(t *testing.T) {
+	keyring.MockInit()
+	t.Cleanup(keyring.MockInit) // a fresh, empty store for whatever runs next
+	k := osKeychain{name: "the test OS keychain"}
 	if _, err := k.Get(); !errors.Is(err, errNoSecret) {
 		t.Fatalf("Get on an empty keychain: %v; want errNoSecret", err)
 	}
 	if err := k.Set(tokenKeychain); err != nil {
 		t.Fatal(err)
+	}
+	if got, err := keyring.Get("avenir", "ynab-token"); err != nil || got != tokenKeychain {
+		t.Fatalf("the keychain holds %q under avenir/ynab-token (%v)", got, err)
 	}
 	if got, err := k.Get(); err != nil || got != tokenKeychain {
 		t.Fatalf("Get = %q, %v", got, err)
@@ -382,8 +290,241 @@ func TestMacKeychainCommands(t *testing.T) {
 	if err := k.Delete(); !errors.Is(err, errNoSecret) {
 		t.Fatalf("a second Delete: %v; want errNoSecret", err)
 	}
-	broken := macKeychain{tool: filepath.Join(dir, "missing")}
-	if err := broken.Set(tokenKeychain); err == nil || strings.Contains(err.Error(), tokenKeychain) {
-		t.Fatalf("Set with no security tool: %v; want an error without the token", err)
+
+	t.Run("token set, serve, token forget", func(t *testing.T) {
+		e, out, _, path := tokenEnvFor(t, k, tokenKeychain+"\n")
+		if err := run(context.Background(), []string{"token", "set"}, e); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "The token is in the test OS keychain") {
+			t.Fatalf("output %q", out)
+		}
+		if got, from, err := resolveToken(e); err != nil || got != tokenKeychain || from.Kind != "keychain" || from.Desc != k.Name() {
+			t.Fatalf("serve would take %q from %+v (%v)", got, from, err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a token file was written too (%v)", err)
+		}
+		out.Reset()
+		if err := run(context.Background(), []string{"token", "forget"}, e); err != nil || !strings.Contains(out.String(), "Forgot the token in the test OS keychain") {
+			t.Fatalf("forget: %v, %q", err, out)
+		}
+		if _, err := keyring.Get("avenir", "ynab-token"); !errors.Is(err, keyring.ErrNotFound) {
+			t.Fatalf("the keychain still holds the token (%v)", err)
+		}
+	})
+
+	t.Run("a keychain that fails", func(t *testing.T) {
+		keyring.MockInitWithError(errors.New("the collection is locked"))
+		t.Cleanup(keyring.MockInit)
+		if _, err := k.Get(); err == nil || errors.Is(err, errNoSecret) || errors.Is(err, errNoKeychain) || !strings.Contains(err.Error(), "locked") {
+			t.Fatalf("Get: %v; want the keychain's own failure", err)
+		}
+		e, out, errOut, path := tokenEnvFor(t, k, tokenFile+"\n")
+		if err := run(context.Background(), []string{"token", "set"}, e); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(errOut.String(), "the test OS keychain could not keep the token (the collection is locked); keeping it in a file instead") || !strings.Contains(out.String(), path) {
+			t.Fatalf("stderr %q, stdout %q; want the reason and the file", errOut, out)
+		}
+		if got, from, err := resolveToken(e); err != nil || got != tokenFile || from.Kind != "file" {
+			t.Fatalf("serve would take %q from %+v (%v)", got, from, err)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := resolveToken(e); err == nil || !strings.Contains(err.Error(), "the test OS keychain could not be read: the collection is locked") || strings.Contains(err.Error(), tokenFile) {
+			t.Fatalf("with no file and a failing keychain: %v; want the reason, and no token", err)
+		}
+	})
+}
+
+// TestKeychainErrors: go-keyring's answers as avenir reads them.
+func TestKeychainErrors(t *testing.T) {
+	other := errors.New("the prompt was dismissed")
+	tests := []struct {
+		err            error
+		secret, noneAt bool // errNoSecret, errNoKeychain
+	}{
+		{keyring.ErrNotFound, true, false},
+		{fmt.Errorf("looking: %w", keyring.ErrNotFound), true, false},
+		{keyring.ErrUnsupportedPlatform, false, true},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.ServiceUnknown", Body: []any{"The name org.freedesktop.secrets was not provided by any .service files"}}, false, true},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.NameHasNoOwner"}, false, true},
+		{dbus.Error{Name: "org.freedesktop.Secret.Error.IsLocked"}, false, false},
+		{other, false, false},
+	}
+	for _, tt := range tests {
+		got := keychainError(tt.err)
+		if errors.Is(got, errNoSecret) != tt.secret || errors.Is(got, errNoKeychain) != tt.noneAt {
+			t.Errorf("keychainError(%v) = %v; want no secret %v, no keychain %v", tt.err, got, tt.secret, tt.noneAt)
+		}
+	}
+	if keychainError(nil) != nil || keychainError(other) != other {
+		t.Error("keychainError changes nil or a failure of its own")
+	}
+}
+
+// TestNoKeychainAnswers: where no D-Bus session bus answers (a server, a container, a login
+// over ssh), the Secret Service keychain is taken as absent: the token goes to the file with
+// the reason said once, serve's error is the plain one, forget forgets the file.
+func TestNoKeychainAnswers(t *testing.T) {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		t.Skip("the Secret Service is the keychain of Linux and the BSDs")
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+	k := osKeychain{name: "the Secret Service keyring", probe: sessionBus}
+	if _, err := k.Get(); !errors.Is(err, errNoKeychain) || !strings.Contains(err.Error(), "no D-Bus session bus") {
+		t.Fatalf("Get: %v; want errNoKeychain naming the missing bus", err)
+	}
+	e, out, errOut, path := tokenEnvFor(t, k, "")
+	if _, _, err := resolveToken(e); err != errNoToken {
+		t.Fatalf("resolveToken: %v; want exactly errNoToken", err)
+	}
+	if _, c := checkToken(e); c.status != checkFail || !strings.Contains(c.found, "(no keychain answers here: no D-Bus session bus") {
+		t.Fatalf("doctor's token line: %+v", c)
+	}
+	e.stdin = strings.NewReader(tokenFile + "\n")
+	if err := run(context.Background(), []string{"token", "set"}, e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "avenir: no keychain answers here: no D-Bus session bus") || !strings.Contains(out.String(), path) {
+		t.Fatalf("stderr %q, stdout %q", errOut, out)
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"token", "forget"}, e); err != nil || !strings.Contains(out.String(), "Forgot the token in "+path+".") {
+		t.Fatalf("forget: %v, %q", err, out)
+	}
+}
+
+// TestKeychainBinaryWithoutDBus runs the real binary where no D-Bus session bus answers:
+// `avenir token set` keeps the token in the file and says why, serve takes it from there and is
+// let in by a sandbox that accepts only that token, `avenir token forget` removes it.
+func TestKeychainBinaryWithoutDBus(t *testing.T) {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		t.Skip("the Secret Service is the keychain of Linux and the BSDs")
+	}
+	config := filepath.Join(t.TempDir(), "config")
+	env, dir := isolatedEnv(t, "XDG_CONFIG_HOME="+config,
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+	cmd := exec.Command(avenirBinary(t), "token", "set")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(tokenFile + "\n")
+	out, err := cmd.CombinedOutput()
+	path := filepath.Join(config, "avenir", tokenFileName)
+	if err != nil || !strings.Contains(string(out), "no keychain answers here") || !strings.Contains(string(out), path) || strings.Contains(string(out), tokenFile) {
+		t.Fatalf("token set: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file: %v, %v; want mode 0600", fi, err)
+	}
+
+	sp := startSandbox(t, env, "--state", filepath.Join(dir, "s.json"), "--token", tokenFile)
+	cs := connectServe(t, append(env, "AVENIR_MCP_YNAB_URL="+sp.url), "2025-11-25", nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_plans", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_plans with the file's token: %v %v", err, res)
+	}
+
+	cmd = exec.Command(avenirBinary(t), "token", "forget")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Forgot the token in "+path) {
+		t.Fatalf("token forget: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the token file is still there after forget (%v)", err)
+	}
+}
+
+// TestKeychainBinaryWithSecretService runs the real binary against a real Secret Service:
+// GNOME Keyring on a D-Bus session bus of the test's own, where both are installed (Debian:
+// dbus-daemon, gnome-keyring). `avenir token set` keeps the token there and no file, serve
+// takes it from there and is let in by a sandbox that accepts only that token, and
+// `avenir token forget` removes it.
+func TestKeychainBinaryWithSecretService(t *testing.T) {
+	daemon, err1 := exec.LookPath("dbus-daemon")
+	keyringd, err2 := exec.LookPath("gnome-keyring-daemon")
+	if err1 != nil || err2 != nil {
+		t.Skip("needs dbus-daemon and gnome-keyring-daemon (Debian: apt-get install dbus-daemon gnome-keyring)")
+	}
+	dir := t.TempDir()
+	bus := "unix:path=" + filepath.Join(dir, "bus")
+	start := func(cmd *exec.Cmd) {
+		t.Helper()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				t.Errorf("stopping %s: %v", cmd.Path, err)
+			}
+			_ = cmd.Wait() // "signal: killed": the kill above
+		})
+	}
+	busd := exec.Command(daemon, "--session", "--nofork", "--address="+bus, "--print-address=1")
+	addr, err := busd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(busd)
+	if line, err := bufio.NewReader(addr).ReadString('\n'); err != nil || !strings.HasPrefix(line, bus) {
+		t.Fatalf("dbus-daemon: %q, %v", line, err)
+	}
+	home := filepath.Join(dir, "home")
+	daemonEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_RUNTIME_DIR=" + dir,
+		"XDG_DATA_HOME=" + filepath.Join(home, "share"), "DBUS_SESSION_BUS_ADDRESS=" + bus}
+	gk := exec.Command(keyringd, "--unlock", "--components=secrets", "--foreground")
+	gk.Env = daemonEnv
+	gk.Stdin = strings.NewReader("the login keyring's password")
+	start(gk)
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var owned bool
+		if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&owned); err != nil {
+			t.Fatal(err)
+		}
+		if owned {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gnome-keyring-daemon did not take org.freedesktop.secrets within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	config := filepath.Join(dir, "config")
+	env, state := isolatedEnv(t, "XDG_CONFIG_HOME="+config, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	avenir := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(avenirBinary(t), args...)
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.Contains(string(out), tokenKeychain) {
+			t.Fatalf("avenir %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := avenir(tokenKeychain+"\n", "token", "set"); !strings.Contains(out, "The token is in the Secret Service keyring") {
+		t.Fatalf("token set:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(config, "avenir", tokenFileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a token file was written too (%v)", err)
+	}
+	sp := startSandbox(t, env, "--state", filepath.Join(state, "s.json"), "--token", tokenKeychain)
+	cs := connectServe(t, append(env, "AVENIR_MCP_YNAB_URL="+sp.url), "2025-11-25", nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_plans", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_plans with the keychain's token: %v %v", err, res)
+	}
+	if out := avenir("", "token", "forget"); !strings.Contains(out, "Forgot the token in the Secret Service keyring") {
+		t.Fatalf("token forget:\n%s", out)
+	}
+	if out := avenir("", "token", "forget"); !strings.Contains(out, "nothing to forget") {
+		t.Fatalf("a second forget:\n%s", out)
 	}
 }

@@ -238,7 +238,7 @@ func TestServeSurvivesMalformedAndRandomInput(t *testing.T) {
 			p.send(`{"jsonrpc":"2.0","id":"txs","method":"tools/call","params":` + e.params(`"name":"list_transactions","arguments":{"limit":30}`) + `}`)
 			p.waitFor([]string{`"list"`, `"txs"`}, 0, 30*time.Second)
 			tools := parseTools(t, p.answer(`"list"`))
-			g := &argGen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ids: transactionIDs(p.answer(`"txs"`))}
+			g := &argGen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ids: transactionIDs(t, p.answer(`"txs"`))}
 
 			var ids []string
 			toolOf := map[string]string{}
@@ -264,7 +264,11 @@ func TestServeSurvivesMalformedAndRandomInput(t *testing.T) {
 				args := g.arguments(tool.InputSchema)
 				if os.Getenv("AVENIR_FUZZ_SHOW") == id {
 					t.Logf("call %s: %s %.2000s", id, tool.Name, args)
-					_ = os.WriteFile(os.Getenv("AVENIR_FUZZ_SHOW_FILE"), []byte(args), 0o600)
+					if f := os.Getenv("AVENIR_FUZZ_SHOW_FILE"); f == "" {
+						t.Errorf("AVENIR_FUZZ_SHOW goes with AVENIR_FUZZ_SHOW_FILE, the file to write the call's arguments to")
+					} else if err := os.WriteFile(f, []byte(args), 0o600); err != nil {
+						t.Errorf("AVENIR_FUZZ_SHOW_FILE: %v", err)
+					}
 				}
 				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":%s}`, id,
 					e.params(`"name":"`+tool.Name+`","arguments":`+args)))
@@ -346,7 +350,8 @@ func parseTools(t *testing.T, m map[string]json.RawMessage) []toolInfo {
 	return r.Tools
 }
 
-func transactionIDs(m map[string]json.RawMessage) []string {
+func transactionIDs(t *testing.T, m map[string]json.RawMessage) []string {
+	t.Helper()
 	var r struct {
 		StructuredContent struct {
 			Transactions []struct {
@@ -354,7 +359,7 @@ func transactionIDs(m map[string]json.RawMessage) []string {
 			} `json:"transactions"`
 		} `json:"structuredContent"`
 	}
-	json.Unmarshal(m["result"], &r)
+	mustDecode(t, m["result"], &r)
 	var ids []string
 	for _, t := range r.StructuredContent.Transactions {
 		ids = append(ids, t.ID)
@@ -373,8 +378,7 @@ func errorTexts(m map[string]json.RawMessage) []string {
 	if json.Unmarshal(m["error"], &e) == nil && m["error"] != nil {
 		texts = append(texts, e.Message)
 		if e.Data != nil {
-			b, _ := json.Marshal(e.Data)
-			texts = append(texts, string(b))
+			texts = append(texts, string(mustJSON(e.Data)))
 		}
 	}
 	var r struct {
@@ -601,7 +605,7 @@ func TestShutdownFinishesConfirmedWrites(t *testing.T) {
 						Confirmation string `json:"confirmation"`
 					} `json:"structuredContent"`
 				}
-				json.Unmarshal(p.answer(id)["result"], &r)
+				mustDecode(t, p.answer(id)["result"], &r)
 				if r.StructuredContent.Status != "confirmation_required" {
 					t.Fatalf("%s: %s", id, p.answer(id)["result"])
 				}
@@ -645,7 +649,7 @@ func TestShutdownFinishesConfirmedWrites(t *testing.T) {
 						OperationID string `json:"operation_id"`
 					} `json:"structuredContent"`
 				}
-				json.Unmarshal(m["result"], &r)
+				mustDecode(t, m["result"], &r)
 				switch {
 				case r.StructuredContent.Status == "applied":
 					if !slices.ContainsFunc(ops, func(op journal.Operation) bool {
