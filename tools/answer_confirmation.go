@@ -36,7 +36,9 @@ func listedToApps(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/list" || err != nil || !ok {
 			return res, err
 		}
-		if r, ok := req.(interface{ ClientCapabilities() *mcp.ClientCapabilities }); ok && confirm.RendersApps(r.ClientCapabilities()) {
+		if r, ok := req.(interface {
+			ClientCapabilities() *mcp.ClientCapabilities
+		}); ok && confirm.RendersApps(r.ClientCapabilities()) {
 			return res, nil
 		}
 		tools := make([]*mcp.Tool, 0, len(list.Tools))

@@ -70,7 +70,7 @@ func TestApproveTransactionsRefuses(t *testing.T) {
 			e.txeditsRefuses("approve_transactions", map[string]any{"transaction_ids": tt.ids}, tt.want)
 		})
 	}
-	if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+	if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 		t.Fatalf("refused approvals were journaled: %+v", ops)
 	}
 }

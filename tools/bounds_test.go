@@ -47,7 +47,7 @@ func TestWritesStayWithinTheAmountBound(t *testing.T) {
 	if n := e.writes(); n != 0 {
 		t.Fatalf("refused calls made %d write request(s)", n)
 	}
-	if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+	if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 		t.Fatalf("refused calls were journaled: %+v", ops)
 	}
 }

@@ -34,7 +34,10 @@ func (e *testEnv) pending(tool string, args map[string]any) (writeOut, string) {
 		e.t.Fatalf("%s: status %q, want confirmation_pending: %s", tool, out.Status, text(res))
 	}
 	var card confirm.CardToken
-	raw, _ := json.Marshal(res.Meta[confirm.MetaKey])
+	raw, err := json.Marshal(res.Meta[confirm.MetaKey])
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	if err := json.Unmarshal(raw, &card); err != nil || len(card.Token) != 22 || card.ExpiresInSeconds != 600 {
 		e.t.Fatalf("%s: _meta %s; want a 22-character token valid 600 s", tool, raw)
 	}
@@ -42,7 +45,10 @@ func (e *testEnv) pending(tool string, args map[string]any) (writeOut, string) {
 	if strings.Contains(text(res), card.Token) || out.Confirmation != "" {
 		e.t.Fatalf("%s: the token or a code is where the model reads: %s", tool, text(res))
 	}
-	sc, _ := json.Marshal(res.StructuredContent)
+	sc, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	if strings.Contains(string(sc), card.Token) || strings.Contains(string(sc), `"confirmation"`) {
 		e.t.Fatalf("%s: the structured content carries a secret: %s", tool, sc)
 	}
@@ -91,20 +97,11 @@ func TestCardConfirmsOnlyWithTheToken(t *testing.T) {
 			if r := e.answer(token, "accept"); !r.IsError || !strings.Contains(text(r), refusedSentence) {
 				t.Fatalf("a second answer: %s", text(r))
 			}
-			if e.writes() != writes || len(e.mustList()) != 1 {
+			if e.writes() != writes || len(e.operations(journal.Filter{})) != 1 {
 				t.Fatal("a second answer wrote")
 			}
 		})
 	}
-}
-
-func (e *testEnv) mustList() []journal.Operation {
-	e.t.Helper()
-	ops, err := e.journal.List(journal.Filter{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return ops
 }
 
 func TestCardDeclineWritesNothing(t *testing.T) {
@@ -115,7 +112,7 @@ func TestCardDeclineWritesNothing(t *testing.T) {
 	if out.Status != "declined" || !strings.Contains(out.Message, "Nothing was written.") {
 		t.Fatalf("decline = %+v", out)
 	}
-	if e.writes() != 0 || len(e.mustList()) != 0 {
+	if e.writes() != 0 || len(e.operations(journal.Filter{})) != 0 {
 		t.Fatal("a declined card wrote or journaled")
 	}
 	e.fails("answer_confirmation", map[string]any{"token": token, "answer": "accept"}, refusedSentence)
@@ -177,7 +174,7 @@ func TestCardPlanChanged(t *testing.T) {
 	_, token := e.pending("set_category_budget", budgetArgs)
 	e.setNow(time.Date(2027, 1, 1, 0, 5, 0, 0, time.UTC))
 	e.fails("answer_confirmation", map[string]any{"token": token, "answer": "accept"}, "The plan changed between the preview and the answer")
-	if e.writes() != 0 || len(e.mustList()) != 0 {
+	if e.writes() != 0 || len(e.operations(journal.Filter{})) != 0 {
 		t.Fatal("a stale card wrote")
 	}
 }
@@ -266,7 +263,7 @@ func TestCardUndo(t *testing.T) {
 	if undone.Status != "applied" || e.restaurantsAssigned() != 120000 {
 		t.Fatalf("undo through the card: %+v, Restaurants %d", undone, e.restaurantsAssigned())
 	}
-	ops := e.mustList()
+	ops := e.operations(journal.Filter{})
 	if len(ops) != 2 || ops[0].ConfirmedVia != string(confirm.ModeApp) || ops[0].UndoOf != done.OperationID {
 		t.Fatalf("journal = %+v", ops)
 	}

@@ -293,7 +293,7 @@ func TestCreateTransactionsUnknownOutcome(t *testing.T) {
 	e.sb.ResetCounts()
 	var out createdOut
 	e.ok("create_transactions", coolblueArgs, &out)
-	first, _ := e.journal.Get(op.ID)
+	first := e.operation(op.ID)
 	if c := e.sb.Counts(); out.Status != "applied" || c.Writes != 0 || len(createsMade(e)) != 1 ||
 		first.Status != journal.StatusApplied || first.Changes[0].ID != createsMade(e)[0].ID {
 		t.Fatalf("retry %+v, counts %+v, first now %+v; want the first settled as applied and nothing written again", out, c, first)
@@ -368,7 +368,7 @@ func TestCreateTransactionsBadInput(t *testing.T) {
 	if e.writes() != 0 || len(createsMade(e)) != 0 {
 		t.Fatal("bad input wrote to YNAB")
 	}
-	if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+	if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 		t.Fatalf("bad input was journaled: %+v", ops)
 	}
 }

@@ -223,6 +223,26 @@ func decode(t testing.TB, res *mcp.CallToolResult, out any) {
 }
 
 // writes is how many write requests the sandbox has received since the last resetCounts.
+// operations lists the journal's operations; a journal that cannot be read fails the test.
+func (e *testEnv) operations(f journal.Filter) []journal.Operation {
+	e.t.Helper()
+	ops, err := e.journal.List(f)
+	if err != nil {
+		e.t.Fatalf("listing the journal: %v", err)
+	}
+	return ops
+}
+
+// operation reads one operation of the journal; one that cannot be read fails the test.
+func (e *testEnv) operation(id string) journal.Operation {
+	e.t.Helper()
+	op, err := e.journal.Get(id)
+	if err != nil {
+		e.t.Fatalf("reading operation %s from the journal: %v", id, err)
+	}
+	return op
+}
+
 func (e *testEnv) writes() int { return e.sb.Counts().Writes }
 
 type lockedWriter struct {

@@ -47,7 +47,7 @@ func TestImportTransactions(t *testing.T) {
 			if again.Status != "applied" || len(again.TransactionIDs) != 0 || again.Message != "No new transactions: the linked accounts had nothing new to import." {
 				t.Fatalf("second import = %+v", again)
 			}
-			ops, _ := e.journal.List(journal.Filter{})
+			ops := e.operations(journal.Filter{})
 			if len(ops) != 2 || ops[0].ID != again.OperationID || ops[0].Status != journal.StatusApplied || len(ops[0].Changes) != 0 {
 				t.Fatalf("journal after the second import = %+v", ops)
 			}

@@ -47,7 +47,7 @@ func TestPlanChangedWhileAsked(t *testing.T) {
 	if w := e.sb.Counts().Writes; w != 1 { // the edit made during the question, nothing of avenir's
 		t.Fatalf("%d writes; want only the edit made during the question", w)
 	}
-	if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+	if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 		t.Fatalf("the journal holds %+v; want nothing", ops)
 	}
 }
@@ -137,7 +137,7 @@ func TestConcurrentMovesConserveMoney(t *testing.T) {
 			t.Errorf("%s changed by %d, want %d: an applied move is missing", c, got, want[c])
 		}
 	}
-	ops, _ := e.journal.List(journal.Filter{Limit: 100})
+	ops := e.operations(journal.Filter{Limit: 100})
 	if len(ops) != 4*perCaller {
 		t.Fatalf("%d operations journaled, want %d", len(ops), 4*perCaller)
 	}

@@ -151,7 +151,7 @@ func moneyRefusals(t *testing.T, tool string, cases []moneyRefusal) {
 	if n := e.sb.Counts().Writes; n != 0 {
 		t.Fatalf("refused calls made %d write request(s)", n)
 	}
-	if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+	if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 		t.Fatalf("refused calls were journaled: %+v", ops)
 	}
 }

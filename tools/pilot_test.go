@@ -173,7 +173,7 @@ func TestPilotDeclined(t *testing.T) {
 			if e.writes() != 0 || e.restaurantsAssigned() != 120000 {
 				t.Fatal("a declined write reached YNAB")
 			}
-			if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+			if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 				t.Fatalf("a declined write was journaled: %+v", ops)
 			}
 		})

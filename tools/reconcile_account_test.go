@@ -166,7 +166,7 @@ func TestReconcileAccountPlanChangedBetweenLegs(t *testing.T) {
 	if e.writes() != 0 || createsCleared(e, createsID(e, "Betaalrekening")) != 50 {
 		t.Fatal("a stale answer wrote")
 	}
-	if ops, _ := e.journal.List(journal.Filter{}); len(ops) != 0 {
+	if ops := e.operations(journal.Filter{}); len(ops) != 0 {
 		t.Fatalf("a stale answer was journaled: %+v", ops)
 	}
 }

@@ -63,7 +63,7 @@ func TestRecoveryFindsACreateByWhatItSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	made := createsMade(e)
-	got, _ := e.journal.Get(op.ID)
+	got := e.operation(op.ID)
 	if len(made) != 1 || got.Status != journal.StatusApplied || got.Changes[0].ID != made[0].ID {
 		t.Fatalf("recovered %+v; YNAB holds %+v", got, made)
 	}

@@ -430,7 +430,7 @@ func TestTruthIdenticalRetryOfCreate(t *testing.T) {
 					t.Errorf("the retry %s owns %s (change %d), which %s entered", retry.ID, ch.ID, i+1, first)
 				}
 			}
-			if recorded, _ := e.journal.Get(retry.ID); !strings.Contains(fmt.Sprint(recorded), first) {
+			if recorded := e.operation(retry.ID); !strings.Contains(fmt.Sprint(recorded), first) {
 				t.Errorf("the retry's journal entry does not name %s, the operation that entered the transactions: %+v", first, recorded)
 			} else if !strings.Contains(retry.raw, first) {
 				t.Errorf("get_operation does not show that %s entered the retry's transactions: %s", first, retry.raw)
@@ -474,7 +474,7 @@ func TestTruthRetryOfAnUnansweredCreate(t *testing.T) {
 	if first.Status != "applied" {
 		t.Fatalf("first create = %+v, want applied", first)
 	}
-	if op, _ := e.journal.Get(first.OperationID); op.Answered {
+	if op := e.operation(first.OperationID); op.Answered {
 		t.Fatal("the journal says the first create was answered; only the transport may say so")
 	}
 

@@ -54,7 +54,7 @@ func TestUndoRedoChainOfABudget(t *testing.T) {
 	if !strings.HasPrefix(preview, "Undo: budget Restaurants") || e.restaurantsAssigned() != 120000 {
 		t.Fatalf("undo of the redo: preview %q, assigned %d", preview, e.restaurantsAssigned())
 	}
-	undoOp, _ := e.journal.Get(u1.OperationID)
+	undoOp := e.operation(u1.OperationID)
 	if undoOp.UndoOf != w.OperationID || undoOp.UndoneBy != redo.OperationID || undoOp.ConfirmedVia != "code" {
 		t.Fatalf("the undo's journal entry = %+v", undoOp)
 	}
@@ -69,7 +69,7 @@ func TestUndoLeavesAloneWhatChangedSince(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
 	// Someone assigns another amount in YNAB after the write.
-	op, _ := e.journal.Get(w.OperationID)
+	op := e.operation(w.OperationID)
 	if _, err := e.client.UpdateMonthCategory(context.Background(), sandbox.PlanID, "2026-12-01", op.Changes[0].ID, 170000); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,87 @@
+// Package layout holds the test that keeps the import directions of design.md: each package of
+// avenir may import only the packages of avenir its line names. A package that reaches past its
+// line (the transport into the tools, the journal into YNAB's client) fails here, not in review.
+package layout
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/avenir-mcp/avenir"
+
+// allowed maps a package (relative to the module) to the packages of avenir it may import.
+// cmd/avenir wires everything and may import anything.
+var allowed = map[string][]string{
+	"ynab":                      {},
+	"ynab/sandbox":              {"ynab"},
+	"ynab/sandbox/fidelity":     {"ynab", "ynab/sandbox"},
+	"journal":                   {},
+	"confirm":                   {},
+	"undo":                      {"journal"},
+	"statement":                 {},
+	"tools":                     {"confirm", "journal", "undo", "ynab", "statement", "tools/internal/clientjson", "tools/ui"},
+	"tools/internal/clientjson": {},
+	"tools/stdio":               {"tools/internal/clientjson"},
+	"tools/ui":                  {},
+	"tools/ui/uitest":           {},
+	"auth":                      {},
+	"journal/pg":                {"journal", "internal/pgtest"},
+	"internal/pgtest":           {},
+	"internal/layout":           {},
+}
+
+// testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
+// server and the test helpers are how tests reach real surfaces.
+var testOnly = []string{"ynab/sandbox", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
+
+func TestImportDirections(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goTool, "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", module+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		path, rest, _ := strings.Cut(sc.Text(), "|")
+		imports, tests, _ := strings.Cut(rest, "|")
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
+		if strings.HasPrefix(rel, "cmd/") {
+			continue
+		}
+		seen++
+		may, ok := allowed[rel]
+		if !ok {
+			t.Errorf("%s: a package design.md's import directions do not name; add its line here and there", rel)
+			continue
+		}
+		check := func(list string, extra []string) {
+			for _, imp := range strings.Fields(list) {
+				dep, ours := strings.CutPrefix(imp, module+"/")
+				if !ours || dep == rel {
+					continue
+				}
+				if !slices.Contains(may, dep) && !slices.Contains(extra, dep) {
+					t.Errorf("%s imports %s, which its line in design.md does not allow", rel, dep)
+				}
+			}
+		}
+		check(imports, nil)
+		check(tests, testOnly)
+	}
+	if seen < 8 {
+		t.Fatalf("go list named only %d packages: %s", seen, out)
+	}
+}
