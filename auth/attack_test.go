@@ -418,6 +418,12 @@ func TestYNABRefreshRevoked(t *testing.T) {
 
 	h.ynab.revokeUser("user-alice") // the person removed avenir in YNAB's settings
 	h.clock.Advance(2*time.Hour + time.Minute)
+	// The tool call in flight learns it through the caller's token source…
+	resp, out := h.callMCP("Bearer " + access)
+	if resp.StatusCode != http.StatusConflict || out["sign_in"] != true {
+		t.Fatalf("the MCP handler's token source: %s %v; want the sign-in-again error", resp.Status, out)
+	}
+	// …and so does every later use of the person's source.
 	_, err := h.srv.TokenSource(pid).Token(context.Background())
 	var sre *SignInRequiredError
 	if !asSignIn(err, &sre) || sre.PersonID != pid || !strings.Contains(err.Error(), "sign in again") {
@@ -426,7 +432,7 @@ func TestYNABRefreshRevoked(t *testing.T) {
 	if n := h.count("SELECT count(*) FROM auth.ynab_grants"); n != 0 {
 		t.Fatal("the refused YNAB grant is still stored")
 	}
-	resp, _ := h.callMCP("Bearer " + access)
+	resp, _ = h.callMCP("Bearer " + access)
 	h.wantChallenge(resp, "invalid_token")
 	if status, out := h.refresh(c, refresh); status != 400 || out["error"] != "invalid_grant" {
 		t.Fatalf("the refresh token outlived the YNAB grant: %d %v", status, out)

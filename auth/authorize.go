@@ -147,10 +147,10 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		fail("unauthorized_client", "the client did not register the authorization_code grant")
 		return
 	case q.Get("code_challenge") == "":
-		fail("invalid_request", "code_challenge is required: avenir requires PKCE with S256 (OAuth 2.1 §4.1.1)")
+		fail("invalid_request", "code_challenge is required: avenir requires PKCE with S256 (OAuth 2.1 section 4.1.1)")
 		return
 	case q.Get("code_challenge_method") != "S256":
-		fail("invalid_request", "code_challenge_method must be S256; plain and an absent method are refused (OAuth 2.1 §4.1.1, RFC 7636 §4.2)")
+		fail("invalid_request", "code_challenge_method must be S256; plain and an absent method are refused (OAuth 2.1 section 4.1.1, RFC 7636 section 4.2)")
 		return
 	case !validChallenge(q.Get("code_challenge")):
 		fail("invalid_request", "code_challenge must be the base64url (no padding) of a SHA-256 digest: 43 characters")
@@ -351,11 +351,13 @@ type sealedYNAB struct {
 	RefreshToken string `json:"refresh_token"`
 }
 
+// ynabExpiry is when YNAB's access token expires, by avenir's clock: expires_in counted from
+// now (x/oauth2's Expiry counts from the wall clock, which tests move), else YNAB's two hours.
 func ynabExpiry(tok *oauth2.Token, now time.Time) time.Time {
-	if tok.Expiry.IsZero() {
-		return now.Add(2 * time.Hour) // YNAB's access tokens live two hours
+	if tok.ExpiresIn > 0 {
+		return now.Add(time.Duration(tok.ExpiresIn) * time.Second)
 	}
-	return tok.Expiry
+	return now.Add(2 * time.Hour)
 }
 
 func (s *Server) completeSignIn(ctx context.Context, p pending, ynabUserID string, tok *oauth2.Token) (code string, personID int64, err error) {

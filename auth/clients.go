@@ -342,8 +342,8 @@ type metadataDocument struct {
 }
 
 // fetchClientDocument fetches and validates a client's metadata document, returning how long
-// the copy may be kept (its Cache-Control max-age, between a minute and a day; an hour when it
-// says nothing).
+// the copy may be kept: its Cache-Control max-age, between a minute and a day; an hour when it
+// says nothing; not at all with no-store or no-cache (it is read again at each authorization).
 func (s *Server) fetchClientDocument(ctx context.Context, id string) (*client, time.Duration, error) {
 	u, err := checkDocumentURL(id)
 	if err != nil {

@@ -92,7 +92,7 @@ func TestFullFlow(t *testing.T) {
 
 	b2 := newBrowser(t)
 	access3, refresh3 := h.tokens(b2, c)
-	h.clock.Advance(80 * time.Minute) // past YNAB's 2 hours since the first sign-in; avenir's 1 h
+	h.clock.Advance(2*time.Hour + time.Minute) // past YNAB's 2 hours and avenir's 1 hour since this sign-in
 	resp, _ = h.callMCP("Bearer " + access3)
 	h.wantChallenge(resp, "invalid_token") // avenir's access token expired
 	status, out = h.refresh(c, refresh3)

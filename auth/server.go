@@ -227,10 +227,10 @@ func (s *Server) Sweep(ctx context.Context) error {
 		`DELETE FROM auth.pending_authorizations WHERE expires_at <= $1`,
 		`DELETE FROM auth.codes WHERE expires_at <= $1`,
 		`DELETE FROM auth.tokens WHERE expires_at <= $1 OR revoked_at IS NOT NULL`,
-		`DELETE FROM auth.grants g WHERE (g.revoked_at IS NOT NULL OR g.created_at <= $1 - interval '1 hour')
+		`DELETE FROM auth.grants g WHERE (g.revoked_at IS NOT NULL OR g.created_at <= $1::timestamptz - interval '1 hour')
 			AND NOT EXISTS (SELECT 1 FROM auth.tokens t WHERE t.grant_id = g.id)
 			AND NOT EXISTS (SELECT 1 FROM auth.codes c WHERE c.grant_id = g.id)`,
-		`DELETE FROM auth.ynab_requests WHERE at <= $1 - interval '1 hour'`,
+		`DELETE FROM auth.ynab_requests WHERE at <= $1::timestamptz - interval '1 hour'`,
 	}
 	var errs []error
 	for _, q := range stmts {

@@ -26,7 +26,7 @@ type SignInRequiredError struct {
 }
 
 func (e *SignInRequiredError) Error() string {
-	return "YNAB no longer accepts avenir's access to this account (" + e.Reason + "): sign in again — reconnect avenir in your app, which opens YNAB's sign-in"
+	return "avenir has no working YNAB sign-in for this account (" + e.Reason + "): sign in again — reconnect avenir in your app, which opens YNAB's sign-in"
 }
 
 // Is makes errors.Is(err, ErrSignInRequired) true.
