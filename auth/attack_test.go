@@ -259,6 +259,18 @@ func TestCodeBindings(t *testing.T) {
 			}
 		})
 	}
+	t.Run("redirect_uri omitted in both requests", func(t *testing.T) {
+		h := h.with(t)
+		c := h.publicClient() // one registered redirect URI: the request may leave it out
+		back := h.signIn(newBrowser(t), c, url.Values{"redirect_uri": {""}})
+		if !strings.HasPrefix(back.String(), c.redirectURI+"?") {
+			t.Fatalf("redirected to %s; want the registered URI", back)
+		}
+		form := url.Values{"grant_type": {"authorization_code"}, "code": {back.Query().Get("code")}, "code_verifier": {c.verifier}}
+		if status, out := h.token(c, form); status != 200 {
+			t.Fatalf("a code whose request named no redirect_uri, exchanged without one: %d %v", status, out)
+		}
+	})
 	t.Run("expired", func(t *testing.T) {
 		h := h.with(t)
 		c := h.publicClient()

@@ -26,6 +26,7 @@ type pending struct {
 	BrowserHash   []byte
 	ClientID      string
 	RedirectURI   string
+	RedirectGiven bool // the request named its redirect URI, so the token request must too
 	State         string
 	CodeChallenge string
 	Resource      string
@@ -117,7 +118,8 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		name = "An app"
 	}
 	redirectURI := q.Get("redirect_uri")
-	if redirectURI == "" {
+	redirectGiven := redirectURI != ""
+	if !redirectGiven {
 		if len(c.RedirectURIs) != 1 {
 			s.renderError(w, 400, "This sign-in link is not valid", "It does not say where to return (redirect_uri is missing, and the app registered several).", name, "")
 			return
@@ -177,9 +179,9 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	request, requestHash := newSecret()
 	now := s.now()
 	_, err = s.pool.Exec(ctx, `INSERT INTO auth.pending_authorizations
-		(id_hash, browser_hash, client_id, redirect_uri, state, code_challenge, resource, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		requestHash, hashSecret(browser), c.ID, redirectURI, state, q.Get("code_challenge"), resource, now, now.Add(s.cfg.SignInTTL))
+		(id_hash, browser_hash, client_id, redirect_uri, redirect_given, state, code_challenge, resource, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		requestHash, hashSecret(browser), c.ID, redirectURI, redirectGiven, state, q.Get("code_challenge"), resource, now, now.Add(s.cfg.SignInTTL))
 	if err != nil {
 		s.log.Error("authorize: storing the request", "err", err)
 		s.renderError(w, 500, "Something went wrong", "avenir could not save this sign-in. Try again in a moment.", name, "")
@@ -278,9 +280,9 @@ func (s *Server) handleYNABCallback(w http.ResponseWriter, r *http.Request) {
 	var name string
 	err := s.pool.QueryRow(ctx, `DELETE FROM auth.pending_authorizations p USING auth.clients c
 		WHERE p.ynab_state_hash = $1 AND c.client_id = p.client_id
-		RETURNING p.browser_hash, p.client_id, p.redirect_uri, p.state, p.code_challenge, p.resource, p.expires_at, c.name`,
+		RETURNING p.browser_hash, p.client_id, p.redirect_uri, p.redirect_given, p.state, p.code_challenge, p.resource, p.expires_at, c.name`,
 		hashSecret(state)).
-		Scan(&p.BrowserHash, &p.ClientID, &p.RedirectURI, &p.State, &p.CodeChallenge, &p.Resource, &p.ExpiresAt, &name)
+		Scan(&p.BrowserHash, &p.ClientID, &p.RedirectURI, &p.RedirectGiven, &p.State, &p.CodeChallenge, &p.Resource, &p.ExpiresAt, &name)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		s.renderError(w, 400, "This sign-in could not be matched", "YNAB's answer does not match a sign-in in progress: its state is unknown or was already used. "+again, "", "")
@@ -386,9 +388,9 @@ func (s *Server) completeSignIn(ctx context.Context, p pending, ynabUserID strin
 			return fmt.Errorf("storing the grant: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO auth.codes
-			(code_hash, grant_id, person_id, client_id, redirect_uri, code_challenge, resource, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			codeHash, grantID, personID, p.ClientID, p.RedirectURI, p.CodeChallenge, p.Resource, now, now.Add(s.cfg.CodeTTL)); err != nil {
+			(code_hash, grant_id, person_id, client_id, redirect_uri, redirect_given, code_challenge, resource, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			codeHash, grantID, personID, p.ClientID, p.RedirectURI, p.RedirectGiven, p.CodeChallenge, p.Resource, now, now.Add(s.cfg.CodeTTL)); err != nil {
 			return fmt.Errorf("storing the code: %w", err)
 		}
 		return nil

@@ -64,6 +64,7 @@ type harnessOpts struct {
 	clock *clock
 	key   []byte
 	edit  func(*Config)
+	mcp   http.Handler // the MCP endpoint behind the middleware; default harness.mcp
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -109,7 +110,11 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	}
 	mux := http.NewServeMux()
 	h.srv.Mount(mux)
-	mux.Handle("/mcp", h.srv.Middleware(http.HandlerFunc(h.mcp)))
+	var endpoint http.Handler = http.HandlerFunc(h.mcp)
+	if o.mcp != nil {
+		endpoint = o.mcp
+	}
+	mux.Handle("/mcp", h.srv.Middleware(endpoint))
 	handler = mux
 	h.http.Start()
 	t.Cleanup(h.http.Close)

@@ -156,9 +156,10 @@ func (s *Server) exchangeCode(ctx context.Context, c *client, form url.Values) (
 		var clientID, redirectURI, challenge, resource string
 		var expires time.Time
 		var used *time.Time
-		err := tx.QueryRow(ctx, `SELECT grant_id, person_id, client_id, redirect_uri, code_challenge, resource, expires_at, used_at
+		var redirectGiven bool
+		err := tx.QueryRow(ctx, `SELECT grant_id, person_id, client_id, redirect_uri, redirect_given, code_challenge, resource, expires_at, used_at
 			FROM auth.codes WHERE code_hash = $1 FOR UPDATE`, hashSecret(code)).
-			Scan(&grantID, &personID, &clientID, &redirectURI, &challenge, &resource, &expires, &used)
+			Scan(&grantID, &personID, &clientID, &redirectURI, &redirectGiven, &challenge, &resource, &expires, &used)
 		if errors.Is(err, pgx.ErrNoRows) {
 			refusal = invalid
 			return errDone
@@ -184,7 +185,8 @@ func (s *Server) exchangeCode(ctx context.Context, c *client, form url.Values) (
 		switch {
 		case !now.Before(expires):
 			refusal = oerr(400, "invalid_grant", "the code has expired; sign in again")
-		case form.Get("redirect_uri") != redirectURI:
+		case (redirectGiven || form.Has("redirect_uri")) && form.Get("redirect_uri") != redirectURI:
+			// RFC 6749 §4.1.3: required, and identical, when the authorization request named it.
 			refusal = oerr(400, "invalid_grant", "redirect_uri must be the one the authorization request named")
 		case !validVerifier(verifier) || s256(verifier) != challenge:
 			refusal = oerr(400, "invalid_grant", "code_verifier does not match the code_challenge (PKCE S256)")

@@ -35,6 +35,7 @@ CREATE TABLE auth.pending_authorizations (
     ynab_state_hash  bytea UNIQUE,
     client_id        text NOT NULL REFERENCES auth.clients ON DELETE CASCADE,
     redirect_uri     text NOT NULL,
+    redirect_given   boolean NOT NULL,  -- the request named redirect_uri (RFC 6749 §4.1.3)
     state            text NOT NULL,
     code_challenge   text NOT NULL,
     resource         text NOT NULL,
@@ -61,6 +62,7 @@ CREATE TABLE auth.codes (
     person_id       bigint NOT NULL REFERENCES auth.people ON DELETE CASCADE,
     client_id       text NOT NULL,
     redirect_uri    text NOT NULL,
+    redirect_given  boolean NOT NULL,
     code_challenge  text NOT NULL,
     resource        text NOT NULL,
     created_at      timestamptz NOT NULL,
