@@ -68,6 +68,14 @@
 // The operator's YNAB OAuth application must list AVENIR_MCP_PUBLIC_URL + "/oauth/ynab/callback"
 // as its redirect URI.
 //
+// A browser-driven test or person goes: the client's authorization URL → avenir's consent page
+// (a form: POST /oauth/consent with its hidden request field and decision=allow, in the same
+// browser, which holds the avenir_signin cookie) → YNAB's consent → /oauth/ynab/callback → the
+// client's redirect URI with code, state and iss.
+//
+// Registration is open, as the MCP spec expects; a registered client can do nothing without a
+// person's consent. Sweep removes expired sign-ins, codes and tokens, not clients.
+//
 // # YNAB's rate limit
 //
 // [Budget] counts each person's YNAB requests over a sliding hour (200 by default, YNAB's own

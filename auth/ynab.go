@@ -232,6 +232,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	ctx := req.Context()
+	tok, err := t.Source.Token(ctx) // first: a person who must sign in again spends no budget
+	if err != nil {
+		return nil, err
+	}
 	if t.Budget != nil {
 		if _, err := t.Budget.Take(ctx, t.Source.person); err != nil {
 			var be *BudgetExhaustedError
@@ -240,10 +244,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
-	}
-	tok, err := t.Source.Token(ctx)
-	if err != nil {
-		return nil, err
 	}
 	resp, err := base.RoundTrip(withToken(req, tok))
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
