@@ -267,38 +267,18 @@ func (c *Client) absorbTransactions(planID string, txs []Transaction, e effect) 
 		return
 	}
 	c.absorb(planID, e, func(d *PlanDetail) {
-		ids := make(map[string]bool, len(txs))
-		sums := make([]TransactionSummary, 0, len(txs))
-		var lines []SubTransaction
+		addTransactions(d, txs)
 		known := make(map[string]bool, len(d.Payees))
 		for _, y := range d.Payees {
 			known[y.ID] = true
 		}
 		var payees []Payee
 		for _, t := range txs {
-			ids[t.ID] = true
-			s := t.TransactionSummary
-			s.AmountFormatted, s.AmountCurrency = "", nil
-			sums = append(sums, s)
-			for _, l := range t.Subtransactions {
-				if !l.Deleted && !t.Deleted {
-					l.AmountFormatted, l.AmountCurrency = "", nil
-					lines = append(lines, l)
-				}
-			}
 			if t.PayeeID != nil && t.PayeeName != nil && !known[*t.PayeeID] {
 				known[*t.PayeeID] = true
 				payees = append(payees, Payee{ID: *t.PayeeID, Name: *t.PayeeName})
 			}
 		}
-		d.Transactions = mergeByID(d.Transactions, sums, func(t TransactionSummary) (string, bool) { return t.ID, t.Deleted })
-		kept := make([]SubTransaction, 0, len(d.Subtransactions)+len(lines))
-		for _, s := range d.Subtransactions {
-			if !ids[s.TransactionID] {
-				kept = append(kept, s)
-			}
-		}
-		d.Subtransactions = append(kept, lines...)
 		if len(payees) > 0 {
 			d.Payees = append(slices.Clip(d.Payees), payees...)
 		}
