@@ -88,13 +88,14 @@ type envOptions struct {
 	token               string
 	answeredByTransport bool                           // as on stdio, with no answer ever written: no write counts as answered unless a test says so
 	afterAnswer         func(mcp.Request, func()) bool // Deps.AfterAnswer, when not answeredByTransport
+	sample              sandbox.Sample                 // the sandbox's plan; the zero value is the standard sample
 }
 
 func newEnv(t testing.TB, o envOptions) *testEnv {
 	t.Helper()
 	e := &testEnv{t: t, log: &lockedWriter{w: &bytes.Buffer{}}}
 	e.setNow(sandboxToday)
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
+	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }, Sample: o.sample})
 	e.sb, e.url = sb, srv.URL
 	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if o.token == "" {

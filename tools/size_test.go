@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/avenir-mcp/avenir/ynab"
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
 // What a model pays for: every result and tools/list are read into its context. These budgets
@@ -19,62 +18,6 @@ const (
 	maxToolsBytes     = 15 << 10 // tools/list's names, descriptions and input schemas
 	maxTransactionRow = 200      // a transaction row, on average
 )
-
-// growPlan enters n transactions into the sandbox's plan through its API, 1,000 a request:
-// four and a half years of a household's spending among 400 payees, with memos and flags.
-func growPlan(tb testing.TB, e *testEnv, n int) {
-	tb.Helper()
-	ctx := context.Background()
-	c := ynab.New(ynab.Options{BaseURL: e.url, Token: testToken, MaxAge: -1})
-	p, err := c.Plan(ctx, "last-used", ynab.Fresh)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var accounts, categories []string
-	for _, a := range p.Accounts {
-		if !a.Deleted && !a.Closed && a.OnBudget && a.Type != ynab.AccountCreditCard {
-			accounts = append(accounts, a.ID)
-		}
-	}
-	for _, k := range p.Categories {
-		if g, _ := p.Group(k.CategoryGroupID); !k.Deleted && !k.Hidden && !k.Internal && g.Name != "Credit Card Payments" {
-			categories = append(categories, k.ID)
-		}
-	}
-	rng := rand.New(rand.NewPCG(uint64(n), 2))
-	memos := []string{"", "", "", "boodschappen week", "verjaardag Anna", "terugbetaling", "abonnement", "contant"}
-	for done := 0; done < n; {
-		batch := make([]ynab.SaveTransaction, 0, 1000)
-		for range min(1000, n-done) {
-			days := rng.IntN(4*365 + 180)
-			t := ynab.SaveTransaction{
-				AccountID: accounts[rng.IntN(len(accounts))],
-				Date:      sandboxToday.AddDate(0, 0, -days).Format(time.DateOnly),
-				Amount:    ynab.Some(-int64(rng.IntN(20000)+100) * 10),
-				PayeeName: ynab.Some(fmt.Sprintf("Winkel %03d", rng.IntN(400))),
-				Cleared:   ynab.Cleared,
-				Approved:  ynab.Some(rng.IntN(20) > 0),
-			}
-			if days > 60 {
-				t.Cleared = ynab.Reconciled // what the person reconciled with the bank
-			}
-			if rng.IntN(50) > 0 {
-				t.CategoryID = ynab.Some(categories[rng.IntN(len(categories))])
-			}
-			if m := memos[rng.IntN(len(memos))]; m != "" {
-				t.Memo = ynab.Some(m)
-			}
-			if rng.IntN(40) == 0 {
-				t.FlagColor = ynab.Some("blue")
-			}
-			batch = append(batch, t)
-		}
-		if _, err := c.CreateTransactions(ctx, p.ID, batch); err != nil {
-			tb.Fatal(err)
-		}
-		done += len(batch)
-	}
-}
 
 // resultBytes calls a tool that must succeed and returns its result as the model reads it.
 func (e *testEnv) resultBytes(tool string, args map[string]any) []byte {
@@ -115,7 +58,10 @@ func sizes(t *testing.T, e *testEnv) float64 {
 	e.ok("list_transactions", map[string]any{"limit": 500}, &page)
 	total := 0
 	for _, row := range page.Transactions {
-		b, _ := json.Marshal(row)
+		b, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
 		total += utf8.RuneCount(b) // characters: "€" is one, three bytes
 	}
 	avg := float64(total) / float64(len(page.Transactions))
@@ -134,8 +80,7 @@ func TestResultSizes(t *testing.T) {
 		if testing.Short() {
 			t.Skip("enters 10,000 transactions")
 		}
-		e := newEnv(t, envOptions{kind: modernNone})
-		growPlan(t, e, 10_000)
+		e := newEnv(t, envOptions{kind: modernNone, sample: sandbox.LargeSample(10_000)})
 		if avg := sizes(t, e); avg > maxTransactionRow {
 			t.Errorf("a transaction row is %.0f characters on average, over the budget of %d", avg, maxTransactionRow)
 		}
@@ -202,8 +147,7 @@ func TestToolsListSize(t *testing.T) {
 func BenchmarkListTransactionsWarm(b *testing.B) {
 	for _, n := range []int{10_000, 50_000} {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
-			e := newEnv(b, envOptions{kind: modernNone, maxAge: ynab.MaxFreshness})
-			growPlan(b, e, n)
+			e := newEnv(b, envOptions{kind: modernNone, maxAge: ynab.MaxFreshness, sample: sandbox.LargeSample(n)})
 			args := map[string]any{"status": "unapproved", "limit": 100}
 			e.resultBytes("list_transactions", args) // the first sync
 			b.ReportAllocs()
