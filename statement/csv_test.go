@@ -402,6 +402,8 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "too large", content: "Date,Amount\n2024-01-01,1234567890123456.00\n", line: 2, column: "Amount", msg: "too large"},
 		{name: "two signs", content: "Date,Amount\n2024-01-01,-12.50-\n", line: 2, column: "Amount", msg: "is not an amount"},
 		{name: "bad thousands", content: "Date,Amount\n2024-01-01,\"1,23,4.00\"\n", line: 2, column: "Amount", msg: "is not an amount"},
+		{name: "no date column", content: "Wann;Wert\ngestern;1,00\n", opts: CSVOptions{Amount: "Wert"}, msg: "pass csv.date"},
+		{name: "a debit column alone", content: "Date;Debit;Memo\n2024-01-01;1,00;x\n", opts: CSVOptions{Debit: "Debit"}, msg: "pass csv.credit"},
 		{name: "bad option delimiter", file: "ing_comma.csv", opts: CSVOptions{Delimiter: "::"}, msg: "csv.delimiter"},
 		{name: "bad option decimal", file: "ing_comma.csv", opts: CSVOptions{Decimal: "'"}, msg: "csv.decimal"},
 		{name: "bad option date_format", file: "ing_comma.csv", opts: CSVOptions{DateFormat: "DD-MM"}, msg: "csv.date_format"},
@@ -457,6 +459,29 @@ func TestParseCSVErrorsQuoteNothing(t *testing.T) {
 		if strings.Contains(err.Error(), m) || strings.Contains(strings.ToLower(err.Error()), strings.ToLower(m)) {
 			t.Errorf("file %d: error quotes the file: %v", i, err)
 		}
+	}
+}
+
+// TestParseCSVIndicatorWords reads a generic English export whose direction is a Debit/credit
+// column of words, with compact dates and a currency symbol column.
+func TestParseCSVIndicatorWords(t *testing.T) {
+	data := `"Date","Name / Description","Account","Counterparty","Debit/credit","Amount (EUR)","Notifications","Currency"
+"20240102","Fictional Shop","NL00TEST0123456789","","Debit","1,50","Card payment","€"
+"20240103","J. Test","NL00TEST0123456789","NL00TEST2222222222","Credit","10,00","Thanks","€"
+`
+	got, err := parseCSV([]byte(data), CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Statement{{
+		Format: FormatCSV, Account: "NL00TEST0123456789", Currency: "EUR",
+		Lines: []Line{
+			{Date: "2024-01-02", Amount: -1500, Decimals: 2, Payee: "Fictional Shop", Description: "Card payment", Source: 2},
+			{Date: "2024-01-03", Amount: 10000, Decimals: 2, Payee: "J. Test", Description: "Thanks", Counterparty: "NL00TEST2222222222", Source: 3},
+		},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", show(got), show(want))
 	}
 }
 

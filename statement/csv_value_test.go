@@ -353,3 +353,45 @@ func TestNormHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestRefineABNAMRO(t *testing.T) {
+	tests := []struct {
+		desc                        string
+		payee, counterparty, remark string
+	}{
+		// tools.md's own example of an ABN AMRO card payment.
+		{"BEA, Betaalpas ALBERT HEIJN 1234,PAS123 AMSTERDAM", "ALBERT HEIJN 1234", "", "BEA, Betaalpas ALBERT HEIJN 1234,PAS123 AMSTERDAM"},
+		{"BEA NR:AB12CD 02.05.24/09:15 Fictieve Winkel BV ,PAS123", "Fictieve Winkel BV", "", "BEA NR:AB12CD 02.05.24/09:15 Fictieve Winkel BV ,PAS123"},
+		{"/TRTP/iDEAL/IBAN/NL00TEST1111111111/BIC/TESTNL2A/NAME/Fictieve Webwinkel/REMI/Order 2024/05/17/EREF/17-05-2024 12:00", "Fictieve Webwinkel", "NL00TEST1111111111", "Order 2024/05/17"},
+		{"/TRTP/SEPA OVERBOEKING/NAME//REMI/Zonder naam", "", "", "Zonder naam"},
+		{"/TRTP/SEPA Incasso algemeen doorlopend/CSID/NL00ZZZ000000000000/NAME/Fictieve Energie", "Fictieve Energie", "", "SEPA Incasso algemeen doorlopend"},
+		{"SEPA Overboeking IBAN: NL00TEST2222222222 BIC: TESTNL2A Naam: J. Test Omschrijving: Etentje", "J. Test", "NL00TEST2222222222", "Etentje"},
+		{"ABN AMRO Bank N.V. Basic Package 2,95", "", "", "ABN AMRO Bank N.V. Basic Package 2,95"},
+	}
+	for _, tt := range tests {
+		l := Line{Description: tt.desc}
+		refineABNAMRO(&l)
+		if l.Payee != tt.payee || l.Counterparty != tt.counterparty || l.Description != tt.remark {
+			t.Errorf("%q: got payee %q, counterparty %q, description %q; want %q, %q, %q", tt.desc, l.Payee, l.Counterparty, l.Description, tt.payee, tt.counterparty, tt.remark)
+		}
+	}
+}
+
+func TestRefineING(t *testing.T) {
+	tests := []struct {
+		payee, desc     string
+		valueDate, want string
+	}{
+		{"Kwijtschelding", "Valutadatum: 13-02-2020", "2020-02-13", ""},
+		{"X", "Naam: X Omschrijving: Huur IBAN: NL00TEST1111111111 Valutadatum: 01-03-2024", "2024-03-01", "Huur"},
+		{"X", "Naam: X IBAN: NL00TEST1111111111 Kenmerk: 7", "", "IBAN: NL00TEST1111111111 Kenmerk: 7"},
+		{"X", "Valutadatum: 31-02-2024 rest", "", "Valutadatum: 31-02-2024 rest"}, // no such day: left as written
+	}
+	for _, tt := range tests {
+		l := Line{Payee: tt.payee, Description: tt.desc}
+		refineING(&l)
+		if l.ValueDate != tt.valueDate || l.Description != tt.want {
+			t.Errorf("%q: got %q, %q; want %q, %q", tt.desc, l.ValueDate, l.Description, tt.valueDate, tt.want)
+		}
+	}
+}
