@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,13 +49,16 @@ func FuzzParseMT940(f *testing.F) {
 	})
 }
 
-// addSeeds adds the testdata files of one format's folder ("*" for all).
+// addSeeds adds the testdata files of one format's folder ("*" for every folder's).
 func addSeeds(f *testing.F, folder string) {
 	files, err := filepath.Glob(filepath.Join("testdata", folder, "*"))
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, p := range files {
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || strings.HasPrefix(fi.Name(), ".") {
+			continue // a folder (testdata/fuzz/…) or .gitattributes, not a statement
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

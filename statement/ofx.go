@@ -419,5 +419,5 @@ func ofxDate(s string) (string, bool) {
 	if !ok1 || !ok2 || !ok3 {
 		return "", false
 	}
-	return validDate(y, m, d)
+	return civilDate(y, m, d)
 }
