@@ -131,3 +131,17 @@ func TestOFXDate(t *testing.T) {
 		}
 	}
 }
+
+// TestOFXUnclosedAggregates reads an SGML file that closes no STMTTRN: each one ends where the
+// next starts, so none is lost inside another.
+func TestOFXUnclosedAggregates(t *testing.T) {
+	text := "<OFX><STMTRS><CURDEF>EUR<BANKTRANLIST>\n<STMTTRN><DTPOSTED>20230101<TRNAMT>-1.00<FITID>A\n<STMTTRN><DTPOSTED>20230102<TRNAMT>2.00<FITID>B\n</BANKTRANLIST></STMTRS></OFX>"
+	got, err := Parse([]byte(text), FormatAuto, CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareStatements(t, got, []Statement{{Format: FormatOFX, Currency: "EUR", Lines: []Line{
+		{Date: "2023-01-01", Amount: -1000, Decimals: 2, BankID: "A", Source: 2},
+		{Date: "2023-01-02", Amount: 2000, Decimals: 2, BankID: "B", Source: 3},
+	}}})
+}
