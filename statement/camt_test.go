@@ -144,3 +144,20 @@ func TestCAMTEntryKinds(t *testing.T) {
 		t.Fatal("the entry is meant to have no status")
 	}
 }
+
+func TestDistinct(t *testing.T) {
+	var d distinct
+	var want []string
+	for i := range 40 {
+		s := string(rune('a' + i%20))
+		if i < 20 {
+			want = append(want, s)
+		}
+		d.add(s)
+		d.add("")
+		d.add(s)
+	}
+	if strings.Join(d.list, "") != strings.Join(want, "") {
+		t.Errorf("got %q, want %q", d.list, want)
+	}
+}

@@ -14,8 +14,9 @@ import (
 const formatsRead = "avenir reads CSV, OFX (1.x SGML and 2.x XML, QFX), CAMT.053 and MT940 statements"
 
 // Parse reads a statement file of format f (FormatAuto: told by content, never by name). The
-// bytes may be UTF-8 (with or without a byte-order mark), UTF-16 with a byte-order mark, or
-// Windows-1252/Latin-1; a parser sees UTF-8 with "\n" line ends. o matters only to a CSV.
+// bytes may be UTF-8 (with or without a byte-order mark), UTF-16 (with a byte-order mark, or
+// without one when the text starts with an ASCII character), or Windows-1252/Latin-1; a parser
+// sees UTF-8 with "\n" line ends. o matters only to a CSV.
 //
 // Every error is an *Error, which names a line (and for a CSV a column, for XML an element) but
 // never quotes what the file holds.
