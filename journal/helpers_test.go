@@ -86,6 +86,23 @@ func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
 	return op
 }
 
+func mustGet(t testing.TB, j *Journal, id string) Operation {
+	t.Helper()
+	op, err := j.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// closeDB closes a bbolt file a test opened, failing the test if that fails.
+func closeDB(t testing.TB, db *bbolt.DB) {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
 // replay rebuilds the journal at path from its events alone and checks that everything else
 // it stores (the event lists, the indexes, in_flight) is what the events say. It returns the
 // replayed operations by id.
@@ -95,7 +112,7 @@ func replay(t testing.TB, path string) map[string]*Operation {
 	if err != nil {
 		t.Fatalf("opening %s: %v", path, err)
 	}
-	defer db.Close()
+	defer closeDB(t, db)
 	ops := map[string]*Operation{}
 	err = db.View(func(tx *bbolt.Tx) error {
 		lists := map[string][]byte{}
