@@ -13,10 +13,14 @@
 //	failed     why YNAB did not apply it: status failed
 //	recovered  what YNAB showed at the next start, for an operation whose writer stopped
 //	           before it recorded the outcome: status applied, or failed ("not applied: …")
+//	resolved   the outcome a person decided after looking in YNAB, for a prepared operation
+//	           recovery cannot settle (ResolveByHand): status applied, or failed
 //	undone     the operation that undid this one (at most one)
 //
 // A write is Prepare, then Applied or Failed. An operation whose writer was killed stays
-// prepared until Recover, at the next start, asks YNAB through a Checker.
+// prepared until Recover, at the next start, asks YNAB through a Checker; one that recorded no
+// change before YNAB was called (an import: what comes in is YNAB's to choose) gives a Checker
+// nothing to look for, and stays prepared until a person resolves it.
 //
 // # Sharing the file
 //

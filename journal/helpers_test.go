@@ -60,12 +60,19 @@ func testDraft(plan, tool string) Draft {
 		Fingerprint: "fp-1",
 		Preview:     "Set Restaurants to 120.00 for November 2026\n\nRestaurants  80.00 → 120.00",
 		Changes: []Change{{
-			Kind: "month_category", ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
+			Kind: KindMonthCategory, ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
 			Before: json.RawMessage(`{"budgeted": 80000}`), After: json.RawMessage(`{"budgeted":120000}`),
 		}},
 		ConfirmedVia: "mrtr",
 		Client:       Client{Name: "claude-ai", Version: "0.1.0"},
 	}
+}
+
+// importDraft is a draft as import_transactions records it: no change is known before YNAB
+// answers, since what comes in is YNAB's to choose.
+func importDraft(plan string) Draft {
+	return Draft{PlanID: plan, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
+		Subject: json.RawMessage(`{"linked_account_ids":["acc-1"]}`), ConfirmedVia: "none"}
 }
 
 func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {

@@ -83,6 +83,17 @@ func OpenExisting(path string, opts Options) (*Journal, error) {
 	return j, nil
 }
 
+// OpenExistingWritable opens the journal at path to write, as Open does, but never creates it:
+// it returns ErrNoJournal when the file does not exist. It is for the CLI's one write (journal
+// resolve), which must not leave a new, empty journal where there was none.
+func OpenExistingWritable(path string, opts Options) (*Journal, error) {
+	j := newJournal(path, opts, true)
+	if err := j.view(func(*bbolt.Tx) error { return nil }); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
 func newJournal(path string, opts Options, writable bool) *Journal {
 	j := &Journal{path: path, writable: writable, lockTimeout: opts.LockTimeout, now: opts.Now, session: ulid.Make().String()}
 	if j.lockTimeout <= 0 {

@@ -45,8 +45,12 @@ func runChild(role string) error {
 	switch role {
 	case "writer":
 		return writeOps(j)
-	case "hold":
-		op, err := j.Prepare(testDraft("plan-a", "set_category_budget"))
+	case "hold", "hold-import":
+		d := testDraft("plan-a", "set_category_budget")
+		if role == "hold-import" {
+			d = importDraft("plan-a")
+		}
+		op, err := j.Prepare(d)
 		if err != nil {
 			return err
 		}

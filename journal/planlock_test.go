@@ -139,7 +139,7 @@ func TestLockPlanCancelled(t *testing.T) {
 func TestRecoverPartial(t *testing.T) {
 	crashed, path := openTest(t)
 	d := testDraft("plan-1", "move_money")
-	d.Changes = append(d.Changes, Change{Kind: "month_category", ID: "cat-vakantie", Month: "2026-11-01", Label: "Vakantie, November 2026",
+	d.Changes = append(d.Changes, Change{Kind: KindMonthCategory, ID: "cat-vakantie", Month: "2026-11-01", Label: "Vakantie, November 2026",
 		Before: json.RawMessage(`{"budgeted":300000}`), After: json.RawMessage(`{"budgeted":260000}`)})
 	half := mustPrepare(t, crashed, d)
 	if half.Changes[0].Outcome != OutcomeUnknown || half.Changes[1].Outcome != OutcomeUnknown {

@@ -12,11 +12,11 @@ import (
 )
 
 func TestWriteAhead(t *testing.T) {
-	created := []Change{{Kind: "transaction", ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
+	created := []Change{{Kind: KindTransaction, ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
 	two := func(a, b string) []Change {
 		return []Change{
-			{Kind: "month_category", ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
-			{Kind: "month_category", ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
+			{Kind: KindMonthCategory, ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
+			{Kind: KindMonthCategory, ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
 		}
 	}
 	cases := []struct {
@@ -103,7 +103,7 @@ func TestPrepareRecordsTheDraft(t *testing.T) {
 	j, _ := openTest(t)
 	d := testDraft("plan-1", "set_category_budget")
 	d.Summary = ""
-	d.Changes = append(d.Changes, Change{Kind: "transaction", Label: "new", Before: json.RawMessage("null"), After: json.RawMessage(`{"amount": 1000}`)})
+	d.Changes = append(d.Changes, Change{Kind: KindTransaction, Label: "new", Before: json.RawMessage("null"), After: json.RawMessage(`{"amount": 1000}`)})
 	op := mustPrepare(t, j, d)
 	if op.Summary != "Set Restaurants to 120.00 for November 2026" {
 		t.Errorf("summary = %q, want the preview's first line", op.Summary)

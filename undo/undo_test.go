@@ -150,7 +150,8 @@ func TestRefusals(t *testing.T) {
 		{"one irreversible change among others", applied(month, journal.Change{Kind: journal.KindNewAccount, ID: "a"}), "cannot delete or close an account"},
 		{"nothing recorded", applied(), "records no change in YNAB"},
 		{"failed", journal.Operation{ID: "1", Status: journal.StatusFailed, Changes: []journal.Change{month}}, "nothing to undo"},
-		{"not finished", journal.Operation{ID: "1", Status: journal.StatusPrepared, Changes: []journal.Change{month}}, "is not finished"},
+		{"not finished", journal.Operation{ID: "1", Status: journal.StatusPrepared, Changes: []journal.Change{month}}, "is not finished: whether YNAB applied it is not known yet (avenir checks at its next start)"},
+		{"an import cut off", journal.Operation{ID: "1", Status: journal.StatusPrepared}, "avenir cannot tell by reading YNAB what it did"},
 		{"undone already", journal.Operation{ID: "1", Status: journal.StatusApplied, UndoneBy: "2", Changes: []journal.Change{month}}, "already undone by 2"},
 
 		{"an assigned amount", applied(month), ""},

@@ -19,6 +19,9 @@ func Refusal(op journal.Operation) error {
 	switch {
 	case op.Status == journal.StatusFailed:
 		return fmt.Errorf("operation %s failed: nothing of it was written to YNAB, so there is nothing to undo", op.ID)
+	case op.Status == journal.StatusPrepared && len(op.Changes) == 0:
+		return fmt.Errorf("operation %s is not finished, and avenir cannot tell by reading YNAB what it did (it recorded no change before YNAB was called): "+
+			"look in YNAB, then record what you find with: avenir journal resolve %s applied (or not-applied)", op.ID, op.ID)
 	case op.Status == journal.StatusPrepared:
 		return fmt.Errorf("operation %s is not finished: whether YNAB applied it is not known yet (avenir checks at its next start); try again after that", op.ID)
 	case op.UndoneBy != "":
