@@ -8,9 +8,9 @@ import (
 )
 
 // Locks between processes are files in a folder beside the journal (<journal>.locks), locked
-// with github.com/gofrs/flock: flock(2) on Unix, LockFileEx on Windows, so that every system
-// avenir is released for holds them. The folder holds one lock per plan (LockPlan) and
-// journal.lock, which queues the processes that open the journal.
+// with github.com/gofrs/flock: flock(2) on Linux and macOS, LockFileEx on Windows, so that they
+// hold on every system avenir is released for. The folder holds one lock per plan (LockPlan)
+// and journal.lock, which queues the processes that open the journal (withDB).
 
 // testHookLockWait, when a test sets it, is called as a wait for a lock held elsewhere begins.
 var testHookLockWait func()
