@@ -77,7 +77,7 @@ func benchJournal(b *testing.B, n int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	defer closeDB(b, db)
 	plans := []string{"plan-a", "plan-b"}
 	tools := []string{"set_category_budget", "apply_categories", "flag_transactions", "move_money", "create_transactions"}
 	const batch = 5000
@@ -88,7 +88,10 @@ func benchJournal(b *testing.B, n int) string {
 				if err != nil {
 					return err
 				}
-				key, _ := parseID(op.ID)
+				key, err := parseID(op.ID)
+				if err != nil {
+					return err
+				}
 				if _, err := j.settleTx(tx, key, eventApplied, Outcome{Requests: 1}); err != nil {
 					return err
 				}
@@ -106,6 +109,8 @@ func benchJournal(b *testing.B, n int) string {
 // removeBenchJournals removes what benchJournal made.
 func removeBenchJournals() {
 	if bench.dir != "" {
-		os.RemoveAll(bench.dir)
+		if err := os.RemoveAll(bench.dir); err != nil {
+			fmt.Fprintln(os.Stderr, "removing the benchmarks' journals:", err)
+		}
 	}
 }

@@ -32,7 +32,7 @@ func TestKilledWriters(t *testing.T) {
 			c.line(0)           // started
 			c.line(rng.IntN(8)) // a random number of events written (line 0 is the start)
 			time.Sleep(time.Duration(rng.IntN(5_000)) * time.Microsecond)
-			reported.add(t, c.kill())
+			reported.add(t, c.kill(t))
 
 			if _, err := Open(path, Options{}); err != nil {
 				t.Fatalf("journal %d, kill %d: the journal does not open: %v", n, kill, err)

@@ -13,17 +13,23 @@
 //	failed     why YNAB did not apply it: status failed
 //	recovered  what YNAB showed at the next start, for an operation whose writer stopped
 //	           before it recorded the outcome: status applied, or failed ("not applied: …")
+//	resolved   the outcome a person decided after looking in YNAB, for a prepared operation
+//	           recovery cannot settle (ResolveByHand): status applied, or failed
 //	undone     the operation that undid this one (at most one)
 //
 // A write is Prepare, then Applied or Failed. An operation whose writer was killed stays
-// prepared until Recover, at the next start, asks YNAB through a Checker.
+// prepared until Recover, at the next start, asks YNAB through a Checker; one that recorded no
+// change before YNAB was called (an import: what comes in is YNAB's to choose) gives a Checker
+// nothing to look for, and stays prepared until a person resolves it.
 //
 // # Sharing the file
 //
 // Servers and the CLI use one journal at once, but bbolt locks its file for as long as it is
 // open. So a Journal opens the file for each transaction and closes it after, waiting at most
 // Options.LockTimeout for another process (ErrBusy after that). Reads take a shared lock and
-// writes an exclusive one; every commit is fsync'd. Before it is written to, a file is checked
+// writes an exclusive one, first on journal.lock in the folder beside the journal
+// (<journal>.locks, which also holds the plans' write locks: LockPlan), where a waiting
+// process is woken as soon as the lock is free, then bbolt's own; every commit is fsync'd. Before it is written to, a file is checked
 // read-only: a foreign, damaged (cut short) or newer file is refused and never changed.
 //
 // A new journal is built under a temporary name in the same directory (0700) and linked into

@@ -60,12 +60,19 @@ func testDraft(plan, tool string) Draft {
 		Fingerprint: "fp-1",
 		Preview:     "Set Restaurants to 120.00 for November 2026\n\nRestaurants  80.00 → 120.00",
 		Changes: []Change{{
-			Kind: "month_category", ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
+			Kind: KindMonthCategory, ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
 			Before: json.RawMessage(`{"budgeted": 80000}`), After: json.RawMessage(`{"budgeted":120000}`),
 		}},
 		ConfirmedVia: "mrtr",
 		Client:       Client{Name: "claude-ai", Version: "0.1.0"},
 	}
+}
+
+// importDraft is a draft as import_transactions records it: no change is known before YNAB
+// answers, since what comes in is YNAB's to choose.
+func importDraft(plan string) Draft {
+	return Draft{PlanID: plan, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
+		Subject: json.RawMessage(`{"linked_account_ids":["acc-1"]}`), ConfirmedVia: "none"}
 }
 
 func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {
@@ -86,6 +93,23 @@ func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
 	return op
 }
 
+func mustGet(t testing.TB, j *Journal, id string) Operation {
+	t.Helper()
+	op, err := j.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// closeDB closes a bbolt file a test opened, failing the test if that fails.
+func closeDB(t testing.TB, db *bbolt.DB) {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
 // replay rebuilds the journal at path from its events alone and checks that everything else
 // it stores (the event lists, the indexes, in_flight) is what the events say. It returns the
 // replayed operations by id.
@@ -95,7 +119,7 @@ func replay(t testing.TB, path string) map[string]*Operation {
 	if err != nil {
 		t.Fatalf("opening %s: %v", path, err)
 	}
-	defer db.Close()
+	defer closeDB(t, db)
 	ops := map[string]*Operation{}
 	err = db.View(func(tx *bbolt.Tx) error {
 		lists := map[string][]byte{}

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -76,6 +77,17 @@ func Open(path string, opts Options) (*Journal, error) {
 // or changes anything, and returns ErrNoJournal when the file does not exist.
 func OpenExisting(path string, opts Options) (*Journal, error) {
 	j := newJournal(path, opts, false)
+	if err := j.view(func(*bbolt.Tx) error { return nil }); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// OpenExistingWritable opens the journal at path to write, as Open does, but never creates it:
+// it returns ErrNoJournal when the file does not exist. It is for the CLI's one write (journal
+// resolve), which must not leave a new, empty journal where there was none.
+func OpenExistingWritable(path string, opts Options) (*Journal, error) {
+	j := newJournal(path, opts, true)
 	if err := j.view(func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, err
 	}
@@ -191,6 +203,12 @@ func (j *Journal) update(fn func(*bbolt.Tx) error) error {
 // withDB opens the journal, waiting for another process's lock until deadline, runs fn and
 // closes it again. It never creates the file: only create does, so a journal that disappears
 // while a server runs is not silently replaced by an empty one.
+//
+// bbolt locks the file itself, but polls for the lock (every 50 ms): a poller loses to a
+// process that takes the lock back at once, so a reader listing in a loop could keep a writer
+// out past its timeout. So every process first queues on journal.lock beside the journal
+// (lockFile), where the system hands the lock on as soon as it is free; bbolt's own lock then
+// finds the file free, unless an avenir that does not queue holds it.
 func (j *Journal) withDB(readOnly bool, deadline time.Time, fn func(*bbolt.DB) error) error {
 	info, err := os.Stat(j.path)
 	switch {
@@ -203,29 +221,59 @@ func (j *Journal) withDB(readOnly bool, deadline time.Time, fn func(*bbolt.DB) e
 	case info.Size() == 0:
 		return j.notJournal("it is empty")
 	}
-	wait := time.Until(deadline)
-	if wait <= 0 {
+	if time.Until(deadline) <= 0 {
 		return fmt.Errorf("%s: %w", j.path, ErrBusy)
 	}
+	unqueue, err := j.queue(deadline, !readOnly)
+	if err != nil {
+		return err
+	}
 	db, err := bbolt.Open(j.path, 0o600, &bbolt.Options{
-		Timeout:  wait,
+		// Never 0, which bbolt takes for "wait for ever"; 1 ms is one try.
+		Timeout:  max(time.Until(deadline), time.Millisecond),
 		ReadOnly: readOnly,
 		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-			return openLocked(name, flag, perm, !readOnly, wait)
+			return os.OpenFile(name, flag&^os.O_CREATE, perm)
 		},
 	})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return fmt.Errorf("%s: %w", j.path, ErrBusy)
+		err = fmt.Errorf("%s: %w", j.path, ErrBusy)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w", j.path, ErrNoJournal)
+		err = fmt.Errorf("%s: %w", j.path, ErrNoJournal)
 	case errors.As(err, new(*fs.PathError)):
-		return fmt.Errorf("opening the journal: %w", err)
+		err = fmt.Errorf("opening the journal: %w", err)
 	case err != nil:
-		return j.notJournal(err.Error())
+		err = j.notJournal(err.Error())
+	default:
+		err = errors.Join(fn(db), db.Close())
 	}
-	err = fn(db)
-	return errors.Join(err, db.Close())
+	return errors.Join(err, unqueue())
+}
+
+// queue takes journal.lock beside the journal, exclusive to write and shared to read, until
+// deadline (ErrBusy after it). A writer creates the lock file; a reader (the CLI) creates
+// nothing, and goes without the queue where the file is missing or cannot be opened: bbolt's
+// lock still keeps it from a writer, only less promptly.
+func (j *Journal) queue(deadline time.Time, write bool) (unqueue func() error, err error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	name := filepath.Join(j.lockDir(), "journal.lock")
+	if write {
+		if err := os.MkdirAll(j.lockDir(), 0o700); err != nil {
+			return nil, fmt.Errorf("opening the journal: its lock: %w", err)
+		}
+	}
+	unlock, err := lockFile(ctx, name, write, write)
+	switch {
+	case err == nil:
+		return unlock, nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", j.path, ErrBusy)
+	case write:
+		return nil, fmt.Errorf("opening the journal: its lock: %w", err)
+	}
+	return func() error { return nil }, nil
 }
 
 // verify checks, before anything else is read, that the file is a whole avenir journal whose

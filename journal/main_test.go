@@ -3,6 +3,7 @@ package journal
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Tests that need another process run this test binary again as a child, in one of the roles
@@ -43,24 +45,53 @@ func runChild(role string) error {
 	switch role {
 	case "writer":
 		return writeOps(j)
-	case "hold":
-		op, err := j.Prepare(testDraft("plan-a", "set_category_budget"))
+	case "hold", "hold-import":
+		d := testDraft("plan-a", "set_category_budget")
+		if role == "hold-import" {
+			d = importDraft("plan-a")
+		}
+		op, err := j.Prepare(d)
 		if err != nil {
 			return err
 		}
 		reportEvents(op.Events)
 		_, err = io.Copy(io.Discard, os.Stdin) // until the test lets go
 		return err
+	case "lock":
+		return lockPlan(j)
 	}
 	return fmt.Errorf("unknown role %q", role)
+}
+
+// lockPlan takes plan-a's write lock, saying "waiting" if it has to wait for it and "locked"
+// once it holds it, and keeps it until the test closes stdin ("unlocked").
+func lockPlan(j *Journal) error {
+	testHookLockWait = func() { fmt.Println("waiting") }
+	unlock, err := j.LockPlan(context.Background(), "plan-a", time.Minute)
+	if err != nil {
+		return err
+	}
+	fmt.Println("locked")
+	if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
+		return err
+	}
+	unlock()
+	fmt.Println("unlocked")
+	return nil
 }
 
 // writeOps recovers what earlier writers left prepared, then writes AVENIR_JOURNAL_TEST_OPS
 // operations (for ever if 0): applied, partial, failed, and undos of its earlier ones.
 func writeOps(j *Journal) error {
-	n, _ := strconv.Atoi(os.Getenv("AVENIR_JOURNAL_TEST_OPS"))
-	seed, _ := strconv.ParseUint(os.Getenv("AVENIR_JOURNAL_TEST_SEED"), 10, 64)
-	rng := rand.New(rand.NewPCG(seed, uint64(os.Getpid())))
+	n, err := envInt("AVENIR_JOURNAL_TEST_OPS")
+	if err != nil {
+		return err
+	}
+	seed, err := envInt("AVENIR_JOURNAL_TEST_SEED")
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(os.Getpid())))
 
 	recovered, err := j.Recover(context.Background(), parity{})
 	if err != nil {
@@ -109,6 +140,19 @@ func writeOps(j *Journal) error {
 		}
 	}
 	return nil
+}
+
+// envInt reads the whole number in the variable name, 0 if it is not set.
+func envInt(name string) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
+	}
+	return n, nil
 }
 
 func reportEvents(evs []Event) {
@@ -209,10 +253,18 @@ func (c *child) wait() ([]string, error) {
 	return c.lines, err
 }
 
-// kill ends the child at once, as a crash would.
-func (c *child) kill() []string {
-	_ = c.cmd.Process.Kill()
-	lines, _ := c.wait()
+// kill ends the child at once, as a crash would, and returns all it wrote. A child that had
+// ended by itself just before (a writer of a few operations) must have ended well.
+func (c *child) kill(t *testing.T) []string {
+	t.Helper()
+	killed := c.cmd.Process.Kill()
+	if killed != nil && !errors.Is(killed, os.ErrProcessDone) {
+		t.Fatalf("killing the child: %v", killed)
+	}
+	lines, err := c.wait()
+	if killed != nil && err != nil {
+		t.Fatalf("the child failed before it could be killed: %v\n%s", err, c.stderr.String())
+	}
 	return lines
 }
 

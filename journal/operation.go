@@ -124,8 +124,11 @@ type Operation struct {
 	UndoneBy        string          `json:"undone_by,omitempty"`
 	KnowledgeBefore int64           `json:"knowledge_before,omitempty"`
 	ReadBack        bool            `json:"read_back,omitempty"`
-	Answered        bool            `json:"answered,omitempty"`
-	Events          []Event         `json:"events"`
+	// ResolvedBy says who decided the outcome, and how, when a person did (ResolveByHand):
+	// "by the person, with avenir journal resolve".
+	ResolvedBy string  `json:"resolved_by,omitempty"`
+	Answered   bool    `json:"answered,omitempty"`
+	Events     []Event `json:"events"`
 }
 
 // Event is one fact the journal recorded about an operation. Events are the journal's truth:
@@ -144,6 +147,7 @@ const (
 	eventApplied   = "applied"   // data: Outcome
 	eventFailed    = "failed"    // data: failure
 	eventRecovered = "recovered" // data: recovery
+	eventResolved  = "resolved"  // data: resolution
 	eventUndone    = "undone"    // data: undoLink
 	eventAnswered  = "answered"  // data: null; the outcome's answer reached the client
 )
@@ -161,6 +165,13 @@ type recovery struct {
 	Applied bool     `json:"applied"`
 	Error   string   `json:"error,omitempty"`
 	Changes []Change `json:"changes,omitempty"`
+}
+
+// resolution is the data of a "resolved" event: the outcome a person decided, after looking in
+// YNAB, for a prepared operation that recovery cannot settle, and how it was decided.
+type resolution struct {
+	Decision string `json:"decision"` // OutcomeApplied or OutcomeNotApplied
+	By       string `json:"by"`       // "by the person, with avenir journal resolve"
 }
 
 // undoLink is the data of an "undone" event.
@@ -248,6 +259,22 @@ func (op *Operation) apply(ev Event) error {
 		if !r.Applied {
 			op.Status, op.Error = StatusFailed, r.Error
 			op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
+		}
+	case eventResolved:
+		var r resolution
+		if err := op.settle(ev, &r); err != nil {
+			return err
+		}
+		op.ResolvedBy = r.By
+		switch r.Decision {
+		case OutcomeApplied:
+			op.Status, op.Note = StatusApplied, "applied, as decided "+r.By+"; what it changed in YNAB is not recorded"
+			op.Changes = withOutcome(op.Changes, OutcomeApplied)
+		case OutcomeNotApplied:
+			op.Status, op.Error = StatusFailed, "not applied, as decided "+r.By
+			op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
+		default:
+			return fmt.Errorf("event %s: the decision %q is neither %s nor %s", ev.ID, r.Decision, OutcomeApplied, OutcomeNotApplied)
 		}
 	case eventUndone:
 		var l undoLink

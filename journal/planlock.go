@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
-
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // ErrPlanBusy is returned by LockPlan when another writer held the plan's lock for the whole
@@ -22,8 +20,9 @@ var ErrPlanBusy = errors.New("another avenir is writing to this plan")
 // takes the plan's lock before the read a write is applied on, and keeps it until the journal
 // holds the outcome. YNAB's API has no conditional write, so without it two writers could each
 // read, then each write an absolute value, and one change would vanish. The lock is a file
-// beside the journal, locked with flock where the system has it; within one process a channel
-// per plan queues the writers first, so that they wait in order and do not spin on the file.
+// beside the journal (see lockFile), on every system avenir runs on; within one process a
+// channel per plan queues the writers first, so that they wait in order rather than all on
+// the file.
 
 var planLocks struct {
 	sync.Mutex
@@ -62,23 +61,18 @@ func (j *Journal) LockPlan(ctx context.Context, planID string, wait time.Duratio
 		release()
 		return nil, fmt.Errorf("the plan's write lock: %w", err)
 	}
-	if f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
-		f.Close()
-	}
-	left := wait
-	if d, ok := ctx.Deadline(); ok {
-		left = time.Until(d)
-	}
-	f, err := openLocked(name, os.O_RDWR, 0o600, true, max(left, time.Millisecond))
+	unlockFile, err := lockFile(ctx, name, true, true)
 	if err != nil {
 		release()
-		if ctx.Err() != nil || isTimeout(err) {
+		if ctx.Err() != nil {
 			return nil, busy(ctx, wait)
 		}
 		return nil, fmt.Errorf("the plan's write lock: %w", err)
 	}
 	return func() {
-		f.Close() // closing the file releases its flock
+		// Unlocking a file this process holds locked does not fail (flock(2), UnlockFileEx), and
+		// there would be nobody to tell.
+		_ = unlockFile()
 		release()
 	}, nil
 }
@@ -94,7 +88,5 @@ func busy(ctx context.Context, wait time.Duration) error {
 // hashed so that no id, however odd, can name a path outside that folder.
 func (j *Journal) planLockPath(planID string) string {
 	sum := sha256.Sum256([]byte(planID))
-	return filepath.Join(j.path+".locks", hex.EncodeToString(sum[:8])+".lock")
+	return filepath.Join(j.lockDir(), hex.EncodeToString(sum[:8])+".lock")
 }
-
-func isTimeout(err error) bool { return errors.Is(err, berrors.ErrTimeout) }

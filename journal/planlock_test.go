@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// Two journals on one file stand for two avenir processes: while one holds a plan's lock the
-// other waits, and takes it as soon as it is free; another plan's lock is not held up.
+// Two journals on one file in one process: while one holds a plan's lock the other is refused
+// past its wait; another plan's lock is not held up.
 func TestLockPlanOneWriterPerPlan(t *testing.T) {
 	a, path := openTest(t)
 	b, err := Open(path, testOptions())
@@ -31,19 +31,53 @@ func TestLockPlanOneWriterPerPlan(t *testing.T) {
 		t.Fatalf("another plan's lock: %v", err)
 	}
 	other()
-	got := make(chan error, 1)
-	go func() {
-		u, err := b.LockPlan(ctx, "plan-1", 5*time.Second)
-		if err == nil {
-			u()
-		}
-		got <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
 	unlock()
-	if err := <-got; err != nil {
-		t.Fatalf("the waiting writer did not get the lock once it was free: %v", err)
+	again, err := b.LockPlan(ctx, "plan-1", 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("the lock once free: %v", err)
 	}
+	again()
+}
+
+// The lock holds between processes: a child that finds the plan locked waits, and takes the
+// lock as soon as this process lets go; while the child holds it, this process is refused past
+// its wait, and another plan's lock is free.
+func TestLockPlanAcrossProcesses(t *testing.T) {
+	j, path := openTest(t)
+	ctx := context.Background()
+	unlock, err := j.LockPlan(ctx, "plan-a", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startChild(t, "lock", path)
+	if got := c.line(1); got != "waiting" {
+		unlock()
+		t.Fatalf("the child said %q, want waiting while this process holds the lock (stderr: %s)", got, c.stderr.String())
+	}
+	unlock()
+	if got := c.line(2); got != "locked" {
+		t.Fatalf("the child said %q, want locked once the lock was free (stderr: %s)", got, c.stderr.String())
+	}
+	if _, err := j.LockPlan(ctx, "plan-a", 50*time.Millisecond); !errors.Is(err, ErrPlanBusy) {
+		t.Errorf("got %v while the child holds the lock, want ErrPlanBusy", err)
+	}
+	if other, err := j.LockPlan(ctx, "plan-b", 50*time.Millisecond); err != nil {
+		t.Errorf("another plan's lock while the child holds plan-a's: %v", err)
+	} else {
+		other()
+	}
+	if err := c.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := c.wait()
+	if err != nil || lines[len(lines)-1] != "unlocked" {
+		t.Fatalf("the child ended with %v, %q (stderr: %s)", err, lines, c.stderr.String())
+	}
+	again, err := j.LockPlan(ctx, "plan-a", 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("the lock once the child let go: %v", err)
+	}
+	again()
 }
 
 // Writers of one plan never overlap, however many wait: each read-modify-write of a counter
@@ -72,7 +106,7 @@ func TestLockPlanSerializesWriters(t *testing.T) {
 					overlaps.Add(1)
 				}
 				n := counter
-				time.Sleep(50 * time.Microsecond)
+				time.Sleep(50 * time.Microsecond) // widens the window an overlap would show in
 				counter = n + 1
 				inside.Add(-1)
 				unlock()
@@ -105,7 +139,7 @@ func TestLockPlanCancelled(t *testing.T) {
 func TestRecoverPartial(t *testing.T) {
 	crashed, path := openTest(t)
 	d := testDraft("plan-1", "move_money")
-	d.Changes = append(d.Changes, Change{Kind: "month_category", ID: "cat-vakantie", Month: "2026-11-01", Label: "Vakantie, November 2026",
+	d.Changes = append(d.Changes, Change{Kind: KindMonthCategory, ID: "cat-vakantie", Month: "2026-11-01", Label: "Vakantie, November 2026",
 		Before: json.RawMessage(`{"budgeted":300000}`), After: json.RawMessage(`{"budgeted":260000}`)})
 	half := mustPrepare(t, crashed, d)
 	if half.Changes[0].Outcome != OutcomeUnknown || half.Changes[1].Outcome != OutcomeUnknown {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
 
 	"go.etcd.io/bbolt"
 )
@@ -125,10 +124,5 @@ func (j *Journal) writing(raw []byte) bool {
 	case w.PID == os.Getpid() || w.PID <= 0:
 		return false
 	}
-	p, err := os.FindProcess(w.PID)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return processAlive(w.PID)
 }

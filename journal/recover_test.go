@@ -109,7 +109,7 @@ func TestRecover(t *testing.T) {
 			t.Errorf("%s: last event %s, want recovered", op.Tool, op.Events[len(op.Events)-1].Type)
 		}
 	}
-	if got, _ := restarted.Get(target.ID); got.UndoneBy != undoWritten.ID {
+	if got := mustGet(t, restarted, target.ID); got.UndoneBy != undoWritten.ID {
 		t.Errorf("the recovered undo did not mark its target undone: undone by %q", got.UndoneBy)
 	}
 	if !strings.HasPrefix(notApplied, "not applied: ") {
@@ -163,7 +163,9 @@ func TestRecoverWaitsForLiveWriters(t *testing.T) {
 		t.Errorf("Recover touched the operation of a live process: %v, %v, asked %v", ops, err, checker.asked)
 	}
 
-	c.stdin.Close() // the child exits without recording the outcome
+	if err := c.stdin.Close(); err != nil { // the child exits without recording the outcome
+		t.Fatal(err)
+	}
 	if _, err := c.wait(); err != nil {
 		t.Fatalf("the child failed: %v\n%s", err, c.stderr.String())
 	}
@@ -184,7 +186,7 @@ func TestRecoverStopsWhenCancelled(t *testing.T) {
 	cancel()
 	_, err = restarted.Recover(ctx, &fakeChecker{answers: map[string]answer{op.ID: {applied: true}}})
 	wantErr(t, err, context.Canceled)
-	if got, _ := restarted.Get(op.ID); got.Status != StatusPrepared {
+	if got := mustGet(t, restarted, op.ID); got.Status != StatusPrepared {
 		t.Errorf("status = %s, want still prepared", got.Status)
 	}
 }

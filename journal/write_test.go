@@ -12,11 +12,11 @@ import (
 )
 
 func TestWriteAhead(t *testing.T) {
-	created := []Change{{Kind: "transaction", ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
+	created := []Change{{Kind: KindTransaction, ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
 	two := func(a, b string) []Change {
 		return []Change{
-			{Kind: "month_category", ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
-			{Kind: "month_category", ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
+			{Kind: KindMonthCategory, ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
+			{Kind: KindMonthCategory, ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
 		}
 	}
 	cases := []struct {
@@ -103,7 +103,7 @@ func TestPrepareRecordsTheDraft(t *testing.T) {
 	j, _ := openTest(t)
 	d := testDraft("plan-1", "set_category_budget")
 	d.Summary = ""
-	d.Changes = append(d.Changes, Change{Kind: "transaction", Label: "new", Before: json.RawMessage("null"), After: json.RawMessage(`{"amount": 1000}`)})
+	d.Changes = append(d.Changes, Change{Kind: KindTransaction, Label: "new", Before: json.RawMessage("null"), After: json.RawMessage(`{"amount": 1000}`)})
 	op := mustPrepare(t, j, d)
 	if op.Summary != "Set Restaurants to 120.00 for November 2026" {
 		t.Errorf("summary = %q, want the preview's first line", op.Summary)
@@ -199,7 +199,7 @@ func TestUndo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "already being undone by "+u.ID) {
 		t.Fatalf("a second undo in flight: error = %v", err)
 	}
-	if got, _ := j.Get(orig.ID); got.UndoneBy != "" {
+	if got := mustGet(t, j, orig.ID); got.UndoneBy != "" {
 		t.Fatalf("undone by %s before the undo was applied", got.UndoneBy)
 	}
 
@@ -223,7 +223,7 @@ func TestUndo(t *testing.T) {
 	redo.UndoOf = u.ID
 	r := mustPrepare(t, j, redo)
 	mustApplied(t, j, r.ID, Outcome{Requests: 1})
-	if got, _ := j.Get(u.ID); got.UndoneBy != r.ID {
+	if got := mustGet(t, j, u.ID); got.UndoneBy != r.ID {
 		t.Errorf("the undo is undone by %q, want %s", got.UndoneBy, r.ID)
 	}
 	replay(t, path)
@@ -239,12 +239,12 @@ func TestUndoThatFailedLeavesTheTargetUndoable(t *testing.T) {
 	if _, err := j.Failed(u.ID, "YNAB is down", 1); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := j.Get(orig.ID); got.UndoneBy != "" {
+	if got := mustGet(t, j, orig.ID); got.UndoneBy != "" {
 		t.Errorf("a failed undo marked the original undone by %s", got.UndoneBy)
 	}
 	u2 := mustPrepare(t, j, undo)
 	mustApplied(t, j, u2.ID, Outcome{Requests: 1})
-	if got, _ := j.Get(orig.ID); got.UndoneBy != u2.ID {
+	if got := mustGet(t, j, orig.ID); got.UndoneBy != u2.ID {
 		t.Errorf("undone by %q, want %s", got.UndoneBy, u2.ID)
 	}
 }
@@ -289,7 +289,7 @@ func TestSecondUndoneLinkIsRefused(t *testing.T) {
 	}
 	_, err := j.Applied(second.ID, Outcome{Requests: 1})
 	wantErr(t, err, ErrAlreadyUndone)
-	if got, _ := j.Get(second.ID); got.Status != StatusPrepared {
+	if got := mustGet(t, j, second.ID); got.Status != StatusPrepared {
 		t.Errorf("the refused undo is %s, want still prepared", got.Status)
 	}
 }
@@ -326,7 +326,7 @@ func events(t *testing.T, path string) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer closeDB(t, db)
 	m := map[string][]byte{}
 	err = db.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {

@@ -163,7 +163,7 @@ const (
 // is the transaction's txLabel.
 func editChange(id, label, field string, before, after any) journal.Change {
 	return journal.Change{
-		Kind: kindTransaction, ID: id, Label: label,
+		Kind: journal.KindTransaction, ID: id, Label: label,
 		Before: fieldsJSON(map[string]any{field: before}),
 		After:  fieldsJSON(map[string]any{field: after}),
 	}

@@ -20,7 +20,7 @@ func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []jou
 	var edits []ynab.SaveTransaction
 	var editAt []int
 	for i, ch := range changes {
-		if ch.Kind != kindTransaction {
+		if ch.Kind != journal.KindTransaction {
 			continue
 		}
 		tx, err := saveTransaction(ch.ID, ch.After)
@@ -74,54 +74,54 @@ func (h *handlers) applyOne(ctx context.Context, p *ynab.Plan, ch *journal.Chang
 	}
 	var err error
 	switch ch.Kind {
-	case kindMonthCategory:
+	case journal.KindMonthCategory:
 		var f struct{ Budgeted int64 }
 		if err = json.Unmarshal(ch.After, &f); err == nil {
 			_, err = h.YNAB.UpdateMonthCategory(ctx, p.ID, ch.Month, ch.ID, f.Budgeted)
 		}
-	case kindCategory:
+	case journal.KindCategory:
 		var cat ynab.SaveCategory
 		if cat, err = saveCategory(ch.Before, ch.After); err == nil {
 			_, err = h.YNAB.UpdateCategory(ctx, p.ID, ch.ID, cat)
 		}
-	case kindDeletedTx:
+	case journal.KindDeletedTransaction:
 		_, err = h.YNAB.DeleteTransaction(ctx, p.ID, ch.ID)
-	case kindGroup, kindNewGroup:
+	case journal.KindCategoryGroup, journal.KindNewCategoryGroup:
 		var f ynab.SaveCategoryGroup
 		if err = json.Unmarshal(ch.After, &f); err != nil {
 			break
 		}
 		var res ynab.SaveCategoryGroupResult
-		if ch.Kind == kindGroup {
+		if ch.Kind == journal.KindCategoryGroup {
 			res, err = h.YNAB.UpdateCategoryGroup(ctx, p.ID, ch.ID, f)
 		} else {
 			res, err = h.YNAB.CreateCategoryGroup(ctx, p.ID, f)
 			ch.ID = res.CategoryGroup.ID
 		}
-	case kindPayee:
+	case journal.KindPayee:
 		var f ynab.SavePayee
 		if err = json.Unmarshal(ch.After, &f); err == nil {
 			_, err = h.YNAB.UpdatePayee(ctx, p.ID, ch.ID, f)
 		}
-	case kindNewAccount:
+	case journal.KindNewAccount:
 		var f ynab.SaveAccount
 		if err = json.Unmarshal(ch.After, &f); err == nil {
 			var res ynab.SaveAccountResult
 			res, err = h.YNAB.CreateAccount(ctx, p.ID, f)
 			ch.ID = res.Account.ID
 		}
-	case kindScheduled, kindNewScheduled:
+	case journal.KindScheduled, journal.KindNewScheduled:
 		var st ynab.SaveScheduledTransaction
 		if st, err = saveScheduled(p, ch); err != nil {
 			break
 		}
 		var res ynab.ScheduledTransaction
-		if ch.Kind == kindScheduled {
+		if ch.Kind == journal.KindScheduled {
 			_, err = h.YNAB.UpdateScheduledTransaction(ctx, p.ID, ch.ID, st)
 		} else if res, err = h.YNAB.CreateScheduledTransaction(ctx, p.ID, st); err == nil {
 			ch.ID = res.ID
 		}
-	case kindDeletedScheduled:
+	case journal.KindDeletedScheduled:
 		_, err = h.YNAB.DeleteScheduledTransaction(ctx, p.ID, ch.ID)
 	default:
 		return nil
@@ -144,7 +144,7 @@ func (h *handlers) restoreOtherSides(ctx context.Context, planID string, planned
 		var f struct {
 			Transfer json.RawMessage `json:"transfer"`
 		}
-		if ch.Kind != kindNewTx || cs[i].Outcome != journal.OutcomeApplied || json.Unmarshal(ch.After, &f) != nil || len(f.Transfer) == 0 || string(f.Transfer) == "null" {
+		if ch.Kind != journal.KindNewTransaction || cs[i].Outcome != journal.OutcomeApplied || json.Unmarshal(ch.After, &f) != nil || len(f.Transfer) == 0 || string(f.Transfer) == "null" {
 			continue
 		}
 		for _, t := range res.Transactions {
@@ -204,7 +204,7 @@ func saveTransaction(id string, fields json.RawMessage) (ynab.SaveTransaction, e
 // left out).
 func saveScheduled(p *ynab.Plan, ch *journal.Change) (ynab.SaveScheduledTransaction, error) {
 	fields := ch.After
-	if s := scheduledByID(p, ch.ID); s != nil && ch.Kind == kindScheduled {
+	if s := scheduledByID(p, ch.ID); s != nil && ch.Kind == journal.KindScheduled {
 		base, _ := json.Marshal(scheduledFields(p, s))
 		var over map[string]json.RawMessage
 		if err := json.Unmarshal(ch.After, &over); err != nil {
@@ -314,7 +314,7 @@ func withField(fields json.RawMessage, name string, value any) json.RawMessage {
 func undoNotes(inverse []journal.Change) []string {
 	var again int
 	for _, ch := range inverse {
-		if ch.Kind == kindNewTx || ch.Kind == kindNewScheduled {
+		if ch.Kind == journal.KindNewTransaction || ch.Kind == journal.KindNewScheduled {
 			again++
 		}
 	}
@@ -332,7 +332,7 @@ func enteredAgain(out writeOut) []string {
 	}
 	var ids []string
 	for _, c := range op.Changes {
-		if (c.Kind == kindNewTx || c.Kind == kindNewScheduled) && c.ID != "" && c.Outcome == journal.OutcomeApplied {
+		if (c.Kind == journal.KindNewTransaction || c.Kind == journal.KindNewScheduled) && c.ID != "" && c.Outcome == journal.OutcomeApplied {
 			ids = append(ids, c.ID)
 		}
 	}

@@ -74,7 +74,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 			first:   fmt.Sprintf("Create account ‘%s’ (%s) with balance %s?", name, typ, FormatPlain(balance, digits)),
 			lines:   []string{fmt.Sprintf("YNAB enters the balance as a ‘Starting Balance’ transaction of %s, dated today.", FormatPlain(balance, digits))},
 			notes:   []string{"This cannot be undone through avenir: YNAB's API cannot delete or close an account. To remove it later, close or delete it in YNAB."},
-			changes: []journal.Change{{Kind: kindNewAccount, Label: "account " + name, Before: fieldsJSON(nil),
+			changes: []journal.Change{{Kind: journal.KindNewAccount, Label: "account " + name, Before: fieldsJSON(nil),
 				After: fieldsJSON(map[string]any{"name": name, "type": typ, "balance": balance})}},
 		}
 		if typ == ynab.AccountCreditCard {

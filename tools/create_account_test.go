@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/avenir-mcp/avenir/journal"
 )
 
 var accountArgs = func(*testEnv) map[string]any {
@@ -32,7 +34,7 @@ func TestCreateAccount(t *testing.T) {
 				t.Fatalf("list_accounts shows %+v (%v)", a, ok)
 			}
 		}})
-	if ch := op.Changes[0]; ch.Kind != "new_account" || ch.ID == "" || !strings.Contains(op.Preview, "YNAB's API cannot delete or close an account") {
+	if ch := op.Changes[0]; ch.Kind != journal.KindNewAccount || ch.ID == "" || !strings.Contains(op.Preview, "YNAB's API cannot delete or close an account") {
 		t.Fatalf("journal %+v, preview %q", ch, op.Preview)
 	}
 }

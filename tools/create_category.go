@@ -59,7 +59,7 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 			first:   fmt.Sprintf("Create category ‘%s’ in %s?", name, g.Name),
 			notes:   []string{"This cannot be undone through avenir: YNAB's API cannot delete or hide a category. To remove it later, hide or delete it in YNAB."},
 			changes: []journal.Change{{
-				Kind: kindNewCategory, Label: g.Name + ": " + name, Before: fieldsJSON(nil),
+				Kind: journal.KindNewCategory, Label: g.Name + ": " + name, Before: fieldsJSON(nil),
 				After: fieldsJSON(map[string]any{"name": name, "category_group_id": g.ID}),
 			}},
 		}

@@ -49,7 +49,7 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			subject: createGroupSubject{Name: name},
 			first:   fmt.Sprintf("Create category group ‘%s’?", name),
 			notes:   []string{"This cannot be undone through avenir: YNAB's API cannot delete or hide a category group. To remove it later, delete it in YNAB."},
-			changes: []journal.Change{{Kind: kindNewGroup, Label: "category group " + name, Before: fieldsJSON(nil),
+			changes: []journal.Change{{Kind: journal.KindNewCategoryGroup, Label: "category group " + name, Before: fieldsJSON(nil),
 				After: fieldsJSON(map[string]any{"name": name})}},
 		}
 		return h.byChanges(w)

@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/avenir-mcp/avenir/journal"
 )
 
 const groupsPostRoute = "POST /plans/{plan_id}/category_groups"
@@ -20,7 +22,7 @@ func TestCreateCategoryGroup(t *testing.T) {
 			// It takes categories at once.
 			wrApply(e, "create_category", map[string]any{"group": "Huisdieren", "name": "Voer"})
 		}})
-	if ch := op.Changes[0]; ch.Kind != "new_category_group" || ch.ID == "" || string(ch.After) != `{"name":"Huisdieren"}` {
+	if ch := op.Changes[0]; ch.Kind != journal.KindNewCategoryGroup || ch.ID == "" || string(ch.After) != `{"name":"Huisdieren"}` {
 		t.Fatalf("journaled change = %+v", ch)
 	}
 	if !strings.Contains(op.Preview, "YNAB's API cannot delete or hide a category group") {

@@ -117,7 +117,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 			tool:    createScheduledTransactionTool.Name,
 			subject: s,
 			first:   fmt.Sprintf("Schedule %s %s %s on %s, %s?", FormatPlain(s.Amount, digits), toOrFrom(s.Amount), name, acct.Name, when(freq, s.Date)),
-			changes: []journal.Change{{Kind: kindNewScheduled, Label: scheduleLabel(name, s.Amount, freq, digits),
+			changes: []journal.Change{{Kind: journal.KindNewScheduled, Label: scheduleLabel(name, s.Amount, freq, digits),
 				Before: fieldsJSON(nil), After: fieldsJSON(fields)}},
 		}
 		if len(details) > 0 {

@@ -439,7 +439,7 @@ func (t plannedTx) save(accountID string, approved bool) ynab.SaveTransaction {
 // filled in from YNAB's answer, or from reading YNAB (findEntered).
 func newTxChange(s ynab.SaveTransaction, label string) journal.Change {
 	after, _ := json.Marshal(s) // plain values: it cannot fail
-	return journal.Change{Kind: kindNewTx, Label: label, After: after}
+	return journal.Change{Kind: journal.KindNewTransaction, Label: label, After: after}
 }
 
 // openAccount resolves an account a write puts transactions on: it must exist and be open.
@@ -475,5 +475,5 @@ func createdChange(draft journal.Change, t *ynab.Transaction) journal.Change {
 		}
 		after[k] = now[k]
 	}
-	return journal.Change{Kind: kindNewTx, ID: t.ID, Label: draft.Label, After: fieldsJSON(after)}
+	return journal.Change{Kind: journal.KindNewTransaction, ID: t.ID, Label: draft.Label, After: fieldsJSON(after)}
 }

@@ -150,7 +150,7 @@ func TestCreateTransactionsApplied(t *testing.T) {
 			}
 			ch := op.Changes[0]
 			after := createsFields(t, ch.After)
-			if ch.Kind != kindNewTx || ch.ID != tx.ID || ch.Before != nil || ch.Label != "2026-12-01 Coolblue 19.99" ||
+			if ch.Kind != journal.KindNewTransaction || ch.ID != tx.ID || ch.Before != nil || ch.Label != "2026-12-01 Coolblue 19.99" ||
 				after["payee_id"] != coolblue || after["payee_name"] != nil || after["import_id"] != nil || tx.ImportID != nil ||
 				after["amount"] != float64(-19990) || after["cleared"] != "uncleared" || after["approved"] != true {
 				t.Fatalf("journaled change = %+v, after %v", ch, after)

@@ -44,7 +44,7 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 			subject: deleteScheduledSubject{ScheduledTransactionID: s.ID},
 			first:   fmt.Sprintf("Delete the scheduled transaction %s?", label),
 			lines:   []string{fmt.Sprintf("%s on %s, next on %s, %s", label, accountName(p, s.AccountID), s.DateNext, categoryShort(p, s.CategoryID))},
-			changes: []journal.Change{{Kind: kindDeletedScheduled, ID: s.ID, Label: label, Before: fieldsJSON(fields), After: fieldsJSON(nil)}},
+			changes: []journal.Change{{Kind: journal.KindDeletedScheduled, ID: s.ID, Label: label, Before: fieldsJSON(fields), After: fieldsJSON(nil)}},
 		}
 		switch {
 		case !slices.Contains(ynab.WritableFrequencies, s.Frequency):

@@ -67,7 +67,7 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 			subject.TransactionIDs = append(subject.TransactionIDs, t.ID)
 			label := txLabel(p, t)
 			w.lines = append(w.lines, deletedLine(p, t))
-			w.changes = append(w.changes, journal.Change{Kind: kindDeletedTx, ID: t.ID, Label: label,
+			w.changes = append(w.changes, journal.Change{Kind: journal.KindDeletedTransaction, ID: t.ID, Label: label,
 				Before: fieldsJSON(deletedFields(p, t)), After: fieldsJSON(nil)})
 			if t.Cleared == ynab.Reconciled {
 				reconciled = append(reconciled, label)

@@ -61,7 +61,7 @@ func TestDeleteTransactionsUndo(t *testing.T) {
 		t.Fatalf("changes: %d, %d, %d; want 3 each", len(w.Changes), len(u.Changes), len(r.Changes))
 	}
 	for i, c := range u.Changes {
-		if c.Kind != "new_transaction" || c.ID == "" || c.ID == w.Changes[i].ID || r.Changes[i].ID != c.ID {
+		if c.Kind != journal.KindNewTransaction || c.ID == "" || c.ID == w.Changes[i].ID || r.Changes[i].ID != c.ID {
 			t.Fatalf("the undo's change %d = %+v; want a new transaction under a new id, which the redo deletes", i, c)
 		}
 	}

@@ -36,7 +36,7 @@ func (h *handlers) enter(ctx context.Context, planID string, cs []journal.Change
 	var batch []ynab.SaveTransaction
 	var at []int
 	for i, ch := range cs {
-		if ch.Kind != kindNewTx || ch.Outcome != "" {
+		if ch.Kind != journal.KindNewTransaction || ch.Outcome != "" {
 			continue
 		}
 		tx, err := saveTransaction("", ch.After)
@@ -129,7 +129,7 @@ func (h *handlers) ownedElsewhere(op journal.Operation) (map[string]bool, error)
 			continue
 		}
 		for _, c := range o.Changes {
-			if c.Kind == kindNewTx && c.ID != "" && c.EnteredBy == "" {
+			if c.Kind == journal.KindNewTransaction && c.ID != "" && c.EnteredBy == "" {
 				owned[c.ID] = true
 			}
 		}
@@ -227,10 +227,10 @@ func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string,
 // scheduled transaction (the creates an identical call may retry).
 func stillEntered(p *ynab.Plan, ch journal.Change) bool {
 	switch ch.Kind {
-	case kindNewTx:
+	case journal.KindNewTransaction:
 		t, ok := p.Transaction(ch.ID)
 		return ok && !t.Deleted
-	case kindNewScheduled:
+	case journal.KindNewScheduled:
 		return scheduledByID(p, ch.ID) != nil
 	}
 	return false

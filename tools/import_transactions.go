@@ -97,7 +97,7 @@ func importedChange(p *ynab.Plan, t *ynab.TransactionSummary) journal.Change {
 	for _, k := range importFields {
 		after[k] = now[k]
 	}
-	return journal.Change{Kind: kindNewTx, ID: t.ID, Label: txLabel(p, t), After: fieldsJSON(after),
+	return journal.Change{Kind: journal.KindNewTransaction, ID: t.ID, Label: txLabel(p, t), After: fieldsJSON(after),
 		Outcome: journal.OutcomeApplied}
 }
 
@@ -129,13 +129,13 @@ func (h *handlers) importAndRead(ctx context.Context, planID string) (journal.Ou
 		// The import happened; only its details are missing from the record.
 		out.Note = fmt.Sprintf("the imported transactions could not be read back (%v); their ids are recorded", err)
 		for _, id := range res.TransactionIDs {
-			out.Changes = append(out.Changes, journal.Change{Kind: kindNewTx, ID: id, Label: id})
+			out.Changes = append(out.Changes, journal.Change{Kind: journal.KindNewTransaction, ID: id, Label: id})
 		}
 		return out, nil
 	}
 	out.ServerKnowledge = p.Knowledge
 	for _, id := range res.TransactionIDs {
-		ch := journal.Change{Kind: kindNewTx, ID: id, Label: id}
+		ch := journal.Change{Kind: journal.KindNewTransaction, ID: id, Label: id}
 		if t, ok := p.Transaction(id); ok {
 			ch = importedChange(p, t)
 			ch.Outcome = ""

@@ -35,7 +35,7 @@ func TestImportTransactions(t *testing.T) {
 			}
 			for i, ch := range op.Changes {
 				after := createsFields(t, ch.After)
-				if ch.Kind != kindNewTx || ch.ID != out.TransactionIDs[i] || ch.Before != nil || after["cleared"] != "cleared" || after["approved"] != false ||
+				if ch.Kind != journal.KindNewTransaction || ch.ID != out.TransactionIDs[i] || ch.Before != nil || after["cleared"] != "cleared" || after["approved"] != false ||
 					!strings.HasPrefix(after["import_id"].(string), "YNAB:") || after["account_id"] != createsID(e, "Betaalrekening") {
 					t.Fatalf("journaled change %d = %+v", i, ch)
 				}

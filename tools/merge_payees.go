@@ -85,7 +85,7 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 					continue
 				}
 				schedules++
-				ch := journal.Change{Kind: kindScheduled, ID: s.ID, Label: "scheduled " + label,
+				ch := journal.Change{Kind: journal.KindScheduled, ID: s.ID, Label: "scheduled " + label,
 					Before: fieldsJSON(map[string]any{"payee_id": s.PayeeID}), After: fieldsJSON(map[string]any{"payee_id": into.ID})}
 				w.changes = append(w.changes, ch)
 				w.lines = append(w.lines, describeChange(p, ch))

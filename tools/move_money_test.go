@@ -185,7 +185,7 @@ func TestMoveMoneyWithCode(t *testing.T) {
 	}
 	for i, w := range want {
 		ch := op.Changes[i]
-		if ch.Kind != "month_category" || ch.Month != moneyMonth || ch.Label != w.label || string(ch.Before) != w.before || string(ch.After) != w.after {
+		if ch.Kind != journal.KindMonthCategory || ch.Month != moneyMonth || ch.Label != w.label || string(ch.Before) != w.before || string(ch.After) != w.after {
 			t.Errorf("change %d = %+v; want %s %s → %s", i, ch, w.label, w.before, w.after)
 		}
 	}

@@ -82,11 +82,11 @@ func TestReconcileAccountWithAdjustment(t *testing.T) {
 				t.Fatalf("journal = %+v", op)
 			}
 			adj := createsFields(t, op.Changes[0].After)
-			if op.Changes[0].Kind != kindNewTx || op.Changes[0].ID != made[0].ID || adj["cleared"] != "reconciled" || adj["import_id"] != nil || made[0].ImportID != nil {
+			if op.Changes[0].Kind != journal.KindNewTransaction || op.Changes[0].ID != made[0].ID || adj["cleared"] != "reconciled" || adj["import_id"] != nil || made[0].ImportID != nil {
 				t.Fatalf("journaled adjustment = %+v", op.Changes[0])
 			}
 			for _, ch := range op.Changes[1:] {
-				if ch.Kind != kindTransaction || string(ch.Before) != `{"cleared":"cleared"}` || string(ch.After) != `{"cleared":"reconciled"}` {
+				if ch.Kind != journal.KindTransaction || string(ch.Before) != `{"cleared":"cleared"}` || string(ch.After) != `{"cleared":"reconciled"}` {
 					t.Fatalf("journaled change = %+v", ch)
 				}
 			}

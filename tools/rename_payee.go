@@ -62,7 +62,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 			subject: renamePayeeSubject{PayeeID: y.ID, Name: name},
 			first:   fmt.Sprintf("Rename payee ‘%s’ to ‘%s’?", y.Name, name),
 			lines:   []string{fmt.Sprintf("%d transaction(s) and %d scheduled transaction(s) have this payee.", len(txs), len(scheduled))},
-			changes: []journal.Change{{Kind: kindPayee, ID: y.ID, Label: "payee ‘" + y.Name + "’",
+			changes: []journal.Change{{Kind: journal.KindPayee, ID: y.ID, Label: "payee ‘" + y.Name + "’",
 				Before: fieldsJSON(map[string]any{"name": y.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
 		return h.byChanges(w)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
@@ -73,7 +74,7 @@ func TestCreateScheduledTransaction(t *testing.T) {
 func TestCreateScheduledTransactionUndo(t *testing.T) {
 	t.Parallel()
 	_, w, u, r := wrRoundTrip(t, "create_scheduled_transaction", scheduleArgs("Netflix"))
-	if u.Changes[0].Kind != "deleted_scheduled_transaction" || u.Changes[0].ID != w.Changes[0].ID || r.Changes[0].ID == w.Changes[0].ID {
+	if u.Changes[0].Kind != journal.KindDeletedScheduled || u.Changes[0].ID != w.Changes[0].ID || r.Changes[0].ID == w.Changes[0].ID {
 		t.Fatalf("undo %+v, redo %+v", u.Changes, r.Changes)
 	}
 }

@@ -93,7 +93,7 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 			subject: s,
 			first:   fmt.Sprintf("Set the target of %s: %s → %s?", cat.Name, before.words(digits), after.words(digits)),
 			changes: []journal.Change{{
-				Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+				Kind: journal.KindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
 				Before: before.fields(), After: sentFields(s),
 			}},
 		}

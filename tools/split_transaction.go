@@ -87,7 +87,7 @@ func (h *handlers) splitTransaction(ctx context.Context, req *mcp.CallToolReques
 		label := txLabel(p, t)
 		w.first = fmt.Sprintf("Split %s into %d lines?", label, len(lines))
 		w.changes = []journal.Change{{
-			Kind: kindTransaction, ID: t.ID, Label: label,
+			Kind: journal.KindTransaction, ID: t.ID, Label: label,
 			Before: fieldsJSON(map[string]any{"category_id": t.CategoryID}),
 			After:  fieldsJSON(map[string]any{"category_id": nil, "subtransactions": lines}),
 		}}

@@ -18,36 +18,18 @@ import (
 // it to tell whether an interrupted write reached YNAB; undo uses it to see what someone
 // changed since.
 
-// Kinds of journaled change (the undo package reverses them).
-const (
-	kindTransaction   = undo.KindTransaction
-	kindMonthCategory = undo.KindMonth
-	kindCategory      = undo.KindCategory
-	kindNewTx         = undo.KindCreated // Before null; After holds the fields sent, import_id included
-	kindDeletedTx     = undo.KindDeleted // Before the fields it had; After null
-	kindNewCategory   = "new_category"   // Before null; After its name and group (YNAB cannot delete one)
-
-	kindGroup            = undo.KindGroup            // a category group's name
-	kindPayee            = undo.KindPayee            // a payee's name
-	kindScheduled        = undo.KindScheduled        // fields of a scheduled transaction, as scheduledFields names them
-	kindNewScheduled     = undo.KindNewScheduled     // Before null; After the fields sent
-	kindDeletedScheduled = undo.KindDeletedScheduled // Before the fields it had; After null
-	kindNewGroup         = "new_category_group"      // Before null; After its name (YNAB cannot delete one)
-	kindNewAccount       = "new_account"             // Before null; After its name, type and balance (YNAB cannot delete one)
-)
-
 // current returns the present values of the fields ch names (the keys of its After, else its
 // Before), and whether the thing exists at all.
 func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change) (map[string]json.RawMessage, bool, error) {
 	var entity any
 	switch ch.Kind {
-	case kindTransaction, kindDeletedTx:
+	case journal.KindTransaction, journal.KindDeletedTransaction:
 		t, ok := p.Transaction(ch.ID)
 		if !ok || t.Deleted {
 			return nil, false, nil
 		}
 		entity = transactionFields(p, t)
-	case kindNewTx:
+	case journal.KindNewTransaction:
 		t, ok := p.Transaction(ch.ID)
 		if !ok {
 			t = findByImportID(p, ch)
@@ -56,43 +38,43 @@ func (h *handlers) current(ctx context.Context, p *ynab.Plan, ch journal.Change)
 			return nil, false, nil
 		}
 		entity = transactionFields(p, t)
-	case kindScheduled, kindNewScheduled, kindDeletedScheduled:
+	case journal.KindScheduled, journal.KindNewScheduled, journal.KindDeletedScheduled:
 		s := scheduledByID(p, ch.ID)
 		if s == nil {
 			return nil, false, nil
 		}
 		entity = scheduledFields(p, s)
-	case kindPayee:
+	case journal.KindPayee:
 		y, ok := p.Payee(ch.ID)
 		if !ok || y.Deleted {
 			return nil, false, nil
 		}
 		entity = y
-	case kindGroup, kindNewGroup:
+	case journal.KindCategoryGroup, journal.KindNewCategoryGroup:
 		g := findGroup(p, ch)
 		if g == nil {
 			return nil, false, nil
 		}
 		entity = g
-	case kindNewAccount:
+	case journal.KindNewAccount:
 		a := findAccount(p, ch)
 		if a == nil {
 			return nil, false, nil
 		}
 		entity = a
-	case kindCategory:
+	case journal.KindCategory:
 		c, ok := p.Category(ch.ID)
 		if !ok || c.Deleted {
 			return nil, false, nil
 		}
 		entity = c
-	case kindNewCategory:
+	case journal.KindNewCategory:
 		c := findCategory(p, ch)
 		if c == nil {
 			return nil, false, nil
 		}
 		entity = c
-	case kindMonthCategory:
+	case journal.KindMonthCategory:
 		b, err := h.assigned(ctx, p, ch.Month, ch.ID)
 		if err != nil {
 			return nil, false, err
@@ -208,7 +190,7 @@ func findGroup(p *ynab.Plan, ch journal.Change) *ynab.CategoryGroup {
 	if g, ok := p.Group(ch.ID); ok && !g.Deleted {
 		return g
 	}
-	if ch.Kind != kindNewGroup {
+	if ch.Kind != journal.KindNewCategoryGroup {
 		return nil
 	}
 	return findNamed(p.CategoryGroups, createdName(ch), func(g *ynab.CategoryGroup) (string, bool) { return g.Name, g.Deleted })
@@ -320,19 +302,19 @@ func (s stateOf) Today() string { return s.h.Now().UTC().Format(time.DateOnly) }
 // createdID is the id YNAB gave a created thing that the journal does not know the id of.
 func createdID(p *ynab.Plan, ch journal.Change) string {
 	switch ch.Kind {
-	case kindNewTx:
+	case journal.KindNewTransaction:
 		if t := findByImportID(p, ch); t != nil {
 			return t.ID
 		}
-	case kindNewCategory:
+	case journal.KindNewCategory:
 		if c := findCategory(p, ch); c != nil {
 			return c.ID
 		}
-	case kindNewGroup:
+	case journal.KindNewCategoryGroup:
 		if g := findGroup(p, ch); g != nil {
 			return g.ID
 		}
-	case kindNewAccount:
+	case journal.KindNewAccount:
 		if a := findAccount(p, ch); a != nil {
 			return a.ID
 		}
@@ -404,11 +386,11 @@ func (h *handlers) check(ctx context.Context, op journal.Operation) ([]journal.C
 		if ch.Outcome == journal.OutcomeApplied || ch.Outcome == journal.OutcomeNotApplied {
 			continue
 		}
-		if ch.Kind == kindNewTx && ch.ID == "" && findByImportID(p, ch) == nil {
+		if ch.Kind == journal.KindNewTransaction && ch.ID == "" && findByImportID(p, ch) == nil {
 			creates = append(creates, i)
 			continue
 		}
-		if ch.Kind == kindNewScheduled && ch.ID == "" {
+		if ch.Kind == journal.KindNewScheduled && ch.ID == "" {
 			if ch.ID, err = h.findScheduled(ctx, op, ch); err != nil {
 				return nil, err
 			}
@@ -419,7 +401,7 @@ func (h *handlers) check(ctx context.Context, op journal.Operation) ([]journal.C
 		}
 		var in bool
 		switch {
-		case ch.Kind == kindNewTx || ch.Kind == kindNewCategory || ch.Kind == kindNewGroup || ch.Kind == kindNewAccount || ch.Kind == kindNewScheduled:
+		case ch.Kind == journal.KindNewTransaction || ch.Kind == journal.KindNewCategory || ch.Kind == journal.KindNewCategoryGroup || ch.Kind == journal.KindNewAccount || ch.Kind == journal.KindNewScheduled:
 			in = exists
 			if ch.ID == "" && exists {
 				cs[i].ID = createdID(p, ch)

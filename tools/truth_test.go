@@ -111,20 +111,20 @@ func truthAgrees(e *testEnv, id string) truthOp {
 		var inYNAB bool // whether YNAB holds the change's after
 		var absent bool // whether YNAB holds its before (the change is not there)
 		switch ch.Kind {
-		case kindMonthCategory:
+		case journal.KindMonthCategory:
 			var before, after struct{ Budgeted int64 }
 			_ = json.Unmarshal(ch.Before, &before)
 			_ = json.Unmarshal(ch.After, &after)
 			now := truthAssigned(e, ch.Month, ch.ID)
 			inYNAB, absent = now == after.Budgeted, now == before.Budgeted
-		case kindNewTx:
+		case journal.KindNewTransaction:
 			memo := truthMemo(ch.After)
 			live := truthLive(e, memo)
 			inYNAB, absent = ch.ID != "" && len(live) == 1 && live[0] == ch.ID, len(live) == 0
 			if ch.Outcome == "applied" && ch.ID == "" {
 				e.t.Errorf("%s change %d (%s) is applied but carries no id of the transaction YNAB created", id, i+1, ch.Label)
 			}
-		case kindDeletedTx:
+		case journal.KindDeletedTransaction:
 			live := false
 			for _, t := range p.Transactions {
 				live = live || t.ID == ch.ID && !t.Deleted
@@ -426,7 +426,7 @@ func TestTruthIdenticalRetryOfCreate(t *testing.T) {
 			_, retried := truthRetryEntersNothing(t, e)
 			retry := truthAgrees(e, retried.OperationID)
 			for i, ch := range retry.Changes {
-				if ch.Kind == kindNewTx && ch.Outcome == "applied" && ch.ID != "" && ch.EnteredBy == "" {
+				if ch.Kind == journal.KindNewTransaction && ch.Outcome == "applied" && ch.ID != "" && ch.EnteredBy == "" {
 					t.Errorf("the retry %s owns %s (change %d), which %s entered", retry.ID, ch.ID, i+1, first)
 				}
 			}

@@ -107,9 +107,9 @@ func undoLines(p *ynab.Plan, op journal.Operation, changes []journal.Change) []s
 	var lines []string
 	for _, ch := range changes {
 		switch {
-		case ch.Kind == kindDeletedTx:
+		case ch.Kind == journal.KindDeletedTransaction:
 			deletes = append(deletes, ch)
-		case op.Tool == "reconcile_account" && ch.Kind == kindTransaction:
+		case op.Tool == "reconcile_account" && ch.Kind == journal.KindTransaction:
 			reconciled = append(reconciled, ch)
 		default:
 			lines = append(lines, describeChange(p, ch))
@@ -135,13 +135,13 @@ func undoLines(p *ynab.Plan, op journal.Operation, changes []journal.Change) []s
 // describeChange is one line of a preview: what happens to one thing.
 func describeChange(p *ynab.Plan, ch journal.Change) string {
 	switch ch.Kind {
-	case kindDeletedTx:
+	case journal.KindDeletedTransaction:
 		return "Delete " + ch.Label
-	case kindNewTx:
+	case journal.KindNewTransaction:
 		return "Create " + ch.Label
-	case kindDeletedScheduled:
+	case journal.KindDeletedScheduled:
 		return "Delete the scheduled transaction " + ch.Label
-	case kindNewScheduled:
+	case journal.KindNewScheduled:
 		return "Schedule " + ch.Label
 	}
 	before, _ := decodeFields(ch.Before)
@@ -277,7 +277,7 @@ func targetFrom(f map[string]json.RawMessage) target {
 // operation changed the kind: the undo then restores its amount and date, not its kind. (When
 // only the amount or date changed, sending them back restores the target exactly.)
 func targetLoss(p *ynab.Plan, ch journal.Change) string {
-	if ch.Kind != kindCategory {
+	if ch.Kind != journal.KindCategory {
 		return ""
 	}
 	now, _ := decodeFields(ch.Before)

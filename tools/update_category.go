@@ -74,7 +74,7 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 			save.Note = ynab.Opt[string]{Set: true, Value: noteAfter(*s.Note)}
 			w.lines = append(w.lines, fmt.Sprintf("Note: %s → %s", noteWords(cat.Note), noteWords(noteAfter(*s.Note))))
 		}
-		w.changes = []journal.Change{{Kind: kindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+		w.changes = []journal.Change{{Kind: journal.KindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
 			Before: fieldsJSON(before), After: fieldsJSON(after)}}
 		w.apply = func(ctx context.Context) (journal.Outcome, error) {
 			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, save)

@@ -55,7 +55,7 @@ func (h *handlers) updateCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			tool:    updateCategoryGroupTool.Name,
 			subject: renameGroupSubject{CategoryGroupID: g.ID, Name: name},
 			first:   fmt.Sprintf("Rename category group ‘%s’ to ‘%s’?", g.Name, name),
-			changes: []journal.Change{{Kind: kindGroup, ID: g.ID, Label: "category group " + g.Name,
+			changes: []journal.Change{{Kind: journal.KindCategoryGroup, ID: g.ID, Label: "category group " + g.Name,
 				Before: fieldsJSON(map[string]any{"name": g.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
 		return h.byChanges(w)

@@ -71,7 +71,7 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 		w := &write{plan: p, tool: updateScheduledTransactionTool.Name, subject: subject,
 			first: fmt.Sprintf("Change the scheduled transaction %s?", label)}
 		if len(e.after) > 0 {
-			ch := journal.Change{Kind: kindScheduled, ID: s.ID, Label: label, Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
+			ch := journal.Change{Kind: journal.KindScheduled, ID: s.ID, Label: label, Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
 			w.changes, w.lines = []journal.Change{ch}, []string{describeChange(p, ch)}
 		}
 		return h.byChanges(w)

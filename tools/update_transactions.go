@@ -87,7 +87,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 				}
 				continue // agreed to already, and YNAB holds it since: writing it again harms nothing
 			}
-			ch := journal.Change{Kind: kindTransaction, ID: t.ID, Label: txLabel(p, t), Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
+			ch := journal.Change{Kind: journal.KindTransaction, ID: t.ID, Label: txLabel(p, t), Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
 			w.changes = append(w.changes, ch)
 			w.lines = append(w.lines, describeChange(p, ch))
 			w.notes = append(w.notes, e.notes...)

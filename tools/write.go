@@ -316,7 +316,7 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 	outcome.Requests = counter.N()
 	if len(outcome.CreatedIDs) == 0 {
 		for _, c := range outcome.Changes {
-			if c.Kind == kindNewTx && c.ID != "" && c.EnteredBy == "" && c.Outcome == journal.OutcomeApplied {
+			if c.Kind == journal.KindNewTransaction && c.ID != "" && c.EnteredBy == "" && c.Outcome == journal.OutcomeApplied {
 				outcome.CreatedIDs = append(outcome.CreatedIDs, c.ID)
 			}
 		}
@@ -376,7 +376,7 @@ func describeAfter(c journal.Change, digits int) string {
 	var f struct {
 		Budgeted *int64 `json:"budgeted"`
 	}
-	if c.Kind != kindMonthCategory || json.Unmarshal(c.After, &f) != nil || f.Budgeted == nil {
+	if c.Kind != journal.KindMonthCategory || json.Unmarshal(c.After, &f) != nil || f.Budgeted == nil {
 		return ""
 	}
 	return fmt.Sprintf(" (assigned now %s)", FormatPlain(*f.Budgeted, digits))

@@ -13,21 +13,6 @@ import (
 	"github.com/avenir-mcp/avenir/journal"
 )
 
-// Kinds of journaled change that undo knows how to reverse. Edits of existing things are
-// reversed field by field; a created transaction is deleted, and a deleted one created again.
-const (
-	KindTransaction      = "transaction"                   // fields of an existing transaction
-	KindMonth            = "month_category"                // a category's assigned amount in a month
-	KindCategory         = "category"                      // a category's own fields
-	KindCreated          = "new_transaction"               // a transaction created: Before null, After its fields
-	KindDeleted          = "deleted_transaction"           // a transaction deleted: Before its fields, After null
-	KindGroup            = "category_group"                // a category group's name
-	KindPayee            = "payee"                         // a payee's name
-	KindScheduled        = "scheduled_transaction"         // fields of an existing scheduled transaction
-	KindNewScheduled     = "new_scheduled_transaction"     // a scheduled transaction created: Before null, After its fields
-	KindDeletedScheduled = "deleted_scheduled_transaction" // a scheduled transaction deleted: Before its fields, After null
-)
-
 // State reads what YNAB holds now for the thing a journaled change is about: the present values
 // of the fields the change names, and whether the thing exists at all. The tools package
 // implements it over the YNAB client; undo needs nothing else of YNAB. Today is the plan's date
@@ -100,14 +85,14 @@ func inverse(ctx context.Context, ch journal.Change, st State) (journal.Change, 
 	}
 	inv := journal.Change{Kind: ch.Kind, ID: ch.ID, Month: ch.Month, Label: ch.Label, Before: ch.After, After: ch.Before}
 	switch ch.Kind {
-	case KindTransaction, KindMonth, KindCategory, KindGroup, KindPayee, KindScheduled:
+	case journal.KindTransaction, journal.KindMonthCategory, journal.KindCategory, journal.KindCategoryGroup, journal.KindPayee, journal.KindScheduled:
 		if !exists {
 			return inv, "deleted since", nil
 		}
 		if !Holds(now, ch.After) {
 			return inv, "changed since", nil
 		}
-	case KindCreated, KindNewScheduled:
+	case journal.KindNewTransaction, journal.KindNewScheduled:
 		if !exists {
 			return inv, "deleted since", nil
 		}
@@ -115,7 +100,7 @@ func inverse(ctx context.Context, ch journal.Change, st State) (journal.Change, 
 			return inv, "changed since", nil
 		}
 		inv.Kind = deletionOf[ch.Kind]
-	case KindDeleted, KindDeletedScheduled:
+	case journal.KindDeletedTransaction, journal.KindDeletedScheduled:
 		if exists {
 			return inv, "there again", nil
 		}
@@ -132,14 +117,14 @@ func inverse(ctx context.Context, ch journal.Change, st State) (journal.Change, 
 
 // The kinds that undo one another: a creation is undone by a deletion, and the other way round.
 var (
-	deletionOf = map[string]string{KindCreated: KindDeleted, KindNewScheduled: KindDeletedScheduled}
-	creationOf = map[string]string{KindDeleted: KindCreated, KindDeletedScheduled: KindNewScheduled}
+	deletionOf = map[string]string{journal.KindNewTransaction: journal.KindDeletedTransaction, journal.KindNewScheduled: journal.KindDeletedScheduled}
+	creationOf = map[string]string{journal.KindDeletedTransaction: journal.KindNewTransaction, journal.KindDeletedScheduled: journal.KindNewScheduled}
 )
 
 // scheduleDate refuses an inverse that would give a scheduled transaction a date YNAB refuses:
 // its next date must be after today (YNAB's API takes no past date, and moves none forward).
 func scheduleDate(inv journal.Change, today string) error {
-	if inv.Kind != KindScheduled && inv.Kind != KindNewScheduled {
+	if inv.Kind != journal.KindScheduled && inv.Kind != journal.KindNewScheduled {
 		return nil
 	}
 	var f struct {

@@ -12,34 +12,82 @@ import (
 )
 
 // Refusal says why op cannot be undone, or returns nil when it can. Each reason tells the person
-// what to do instead.
+// what to do instead. What YNAB's API cannot take back is told by the kind of each change (see
+// irreversible), so that it holds for every tool that records such a change and for every
+// journal written before.
 func Refusal(op journal.Operation) error {
 	switch {
 	case op.Status == journal.StatusFailed:
 		return fmt.Errorf("operation %s failed: nothing of it was written to YNAB, so there is nothing to undo", op.ID)
+	case op.Status == journal.StatusPrepared && len(op.Changes) == 0:
+		return fmt.Errorf("operation %s is not finished, and avenir cannot tell by reading YNAB what it did (it recorded no change before YNAB was called): "+
+			"look in YNAB, then record what you find with: avenir journal resolve %s applied (or not-applied)", op.ID, op.ID)
 	case op.Status == journal.StatusPrepared:
 		return fmt.Errorf("operation %s is not finished: whether YNAB applied it is not known yet (avenir checks at its next start); try again after that", op.ID)
 	case op.UndoneBy != "":
 		return fmt.Errorf("operation %s was already undone by %s; to have it back, undo %s", op.ID, op.UndoneBy, op.UndoneBy)
-	}
-	switch op.Tool {
-	case "create_category":
-		return fmt.Errorf("operation %s created a category, and YNAB's API has no way to delete or hide a category: hide or delete it in YNAB yourself (category settings)", op.ID)
-	case "split_transaction":
-		return fmt.Errorf("operation %s split a transaction, and YNAB's API cannot un-split one: only YNAB can, by editing the transaction there", op.ID)
-	case "import_transactions":
-		return fmt.Errorf("operation %s imported transactions from the bank; an import cannot be undone (delete imported transactions in YNAB if you must)", op.ID)
-	case "create_account":
-		return fmt.Errorf("operation %s created an account, and YNAB's API cannot delete or close an account: close or delete it in YNAB yourself (account settings)", op.ID)
-	case "create_category_group":
-		return fmt.Errorf("operation %s created a category group, and YNAB's API cannot delete or hide a group: delete or hide it in YNAB yourself", op.ID)
+	case len(op.Changes) == 0:
+		return fmt.Errorf("operation %s records no change in YNAB, so avenir has nothing to take back (if it did change something, change it back in YNAB yourself)", op.ID)
 	}
 	for _, ch := range op.Changes {
-		if why := unwritableSchedule(ch); why != "" && ch.Outcome != journal.OutcomeNotApplied {
-			return fmt.Errorf("operation %s deleted the scheduled transaction %s, and YNAB's API cannot create it again: %s. Schedule it again in YNAB yourself", op.ID, ch.Label, why)
+		if ch.Outcome == journal.OutcomeNotApplied || ch.EnteredBy != "" {
+			continue // not in YNAB, or another operation's
+		}
+		if why := irreversible(ch); why != "" {
+			return fmt.Errorf("operation %s %s", op.ID, why)
 		}
 	}
 	return nil
+}
+
+// irreversible says what ch did that YNAB's API cannot take back, and what to do instead, or
+// returns "" when undo can reverse it.
+func irreversible(ch journal.Change) string {
+	switch ch.Kind {
+	case journal.KindNewCategory:
+		return "created a category, and YNAB's API has no way to delete or hide a category: hide or delete it in YNAB yourself (category settings)"
+	case journal.KindNewCategoryGroup:
+		return "created a category group, and YNAB's API cannot delete or hide a group: delete or hide it in YNAB yourself"
+	case journal.KindNewAccount:
+		return "created an account, and YNAB's API cannot delete or close an account: close or delete it in YNAB yourself (account settings)"
+	case journal.KindTransaction:
+		if sets(ch.After, "subtransactions") {
+			return "split a transaction, and YNAB's API cannot un-split one: only YNAB can, by editing the transaction there"
+		}
+	case journal.KindNewTransaction:
+		switch {
+		case len(ch.After) == 0:
+			return fmt.Sprintf("entered %s, but the journal does not hold what it entered, so avenir cannot tell whether it was changed since; delete it in YNAB if you must", ch.Label)
+		case importedByYNAB(ch.After):
+			return "imported transactions from the bank; an import cannot be undone (delete imported transactions in YNAB if you must)"
+		}
+	case journal.KindDeletedScheduled:
+		if why := unwritableSchedule(ch); why != "" {
+			return fmt.Sprintf("deleted the scheduled transaction %s, and YNAB's API cannot create it again: %s. Schedule it again in YNAB yourself", ch.Label, why)
+		}
+	}
+	return ""
+}
+
+// sets says whether the fields (a change's After) give field a value other than null.
+func sets(fields json.RawMessage, field string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(fields, &m) != nil {
+		return false
+	}
+	v, ok := m[field]
+	return ok && string(v) != "null"
+}
+
+// importedByYNAB says whether a transaction entered with these fields came from the bank: YNAB
+// gives what its Direct Import and File Based Import bring in an import_id of the form
+// "YNAB:[milliunit_amount]:[iso_date]:[occurrence]" (YNAB's OpenAPI spec, import_id of
+// SaveTransaction; ../shared/reference/ynab-openapi-1.86.yaml), and avenir enters none with it.
+func importedByYNAB(fields json.RawMessage) bool {
+	var f struct {
+		ImportID *string `json:"import_id"`
+	}
+	return json.Unmarshal(fields, &f) == nil && f.ImportID != nil && strings.HasPrefix(*f.ImportID, "YNAB:")
 }
 
 // writableFrequencies are the frequencies YNAB's API can give a scheduled transaction; the others
@@ -49,7 +97,7 @@ var writableFrequencies = []string{"never", "daily", "weekly", "monthly", "yearl
 // unwritableSchedule says why a deleted scheduled transaction cannot be created again through
 // YNAB's API, or returns "" when it can.
 func unwritableSchedule(ch journal.Change) string {
-	if ch.Kind != KindDeletedScheduled {
+	if ch.Kind != journal.KindDeletedScheduled {
 		return ""
 	}
 	var f struct {

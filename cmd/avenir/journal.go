@@ -19,6 +19,8 @@ import (
 const journalUsage = `Usage:
   avenir journal list [flags]        what avenir wrote, newest first
   avenir journal show [--json] ID    one operation in full: preview, changes before and after, events
+  avenir journal resolve [--json] ID applied|not-applied
+                                     record what you found in YNAB for an import a crash cut off
 
 Flags of list:
   --plan ID      only operations on this plan
@@ -28,8 +30,14 @@ Flags of list:
   --limit N      at most N operations (default 20)
   --json         one JSON object per operation, one a line
 
-The journal is AVENIR_MCP_JOURNAL, else $XDG_STATE_HOME/avenir/journal.db. Reading it never
-changes it, and works while servers run.
+An import (import_transactions) that avenir stopped in the middle of stays prepared: what it
+brought in cannot be told apart from what YNAB imported or you edited since, so avenir cannot
+settle it by reading YNAB. Look in YNAB, then record what you found with resolve: applied (the
+import happened) or not-applied. Every other prepared operation is settled by avenir itself,
+when a server next starts, and resolve refuses it.
+
+The journal is AVENIR_MCP_JOURNAL, else $XDG_STATE_HOME/avenir/journal.db. list and show never
+change it; all three work while servers run.
 `
 
 // nothingYet is what a person sees before avenir has written anything.
@@ -38,11 +46,15 @@ const nothingYet = "nothing recorded yet"
 // summaryWidth is where the table cuts a summary; show prints it whole.
 const summaryWidth = 48
 
-// journalCmd is `avenir journal`. Its clock and time zone are fields so that tests can fix
-// them.
+// resolvedBy is how the journal records who decided an outcome given with journal resolve.
+const resolvedBy = "by the person, with avenir journal resolve"
+
+// journalCmd is `avenir journal`. Its clock, time zone and the entropy of the ids it records
+// are fields so that tests can fix them (nil entropy is crypto/rand).
 type journalCmd struct {
-	now func() time.Time
-	loc *time.Location
+	now     func() time.Time
+	loc     *time.Location
+	entropy io.Reader
 }
 
 func runJournal(_ context.Context, args []string, e env) error {
@@ -52,13 +64,15 @@ func runJournal(_ context.Context, args []string, e env) error {
 func (c journalCmd) run(args []string, e env) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, journalUsage)
-		return usagef("journal: say list or show")
+		return usagef("journal: say list, show or resolve")
 	}
 	switch args[0] {
 	case "list":
 		return c.list(args[1:], e)
 	case "show":
 		return c.show(args[1:], e)
+	case "resolve":
+		return c.resolve(args[1:], e)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, journalUsage)
 		return errHelp
@@ -150,9 +164,18 @@ func (c journalCmd) writeTable(w io.Writer, ops []journal.Operation) error {
 	fmt.Fprintln(tw, "ID\tTIME\tPLAN\tTOOL\tSUMMARY\tSTATUS\tVIA\tUNDO")
 	for _, op := range ops {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", op.ID, op.Time.In(c.loc).Format(time.DateTime),
-			short(op.PlanID, 8), op.Tool, cut(op.Summary, summaryWidth), op.Status, op.ConfirmedVia, undoState(op))
+			short(op.PlanID, 8), op.Tool, cut(op.Summary, summaryWidth), statusText(op), op.ConfirmedVia, undoState(op))
 	}
 	return tw.Flush()
+}
+
+// statusText is an operation's status as the table shows it: "(resolved)" marks an outcome a
+// person decided with journal resolve.
+func statusText(op journal.Operation) string {
+	if op.ResolvedBy != "" {
+		return string(op.Status) + " (resolved)"
+	}
+	return string(op.Status)
 }
 
 // short is the start of an id, enough to tell plans apart in a table.
@@ -216,6 +239,47 @@ func (c journalCmd) show(args []string, e env) error {
 		return writeJSON(e.stdout, op)
 	}
 	return c.writeOperation(e.stdout, op)
+}
+
+// resolve is `avenir journal resolve ID applied|not-applied`: the person's decision about an
+// operation recovery cannot settle, recorded in the journal (which refuses every other one).
+func (c journalCmd) resolve(args []string, e env) error {
+	fs := flag.NewFlagSet("journal resolve", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args, e)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 2 {
+		return usagef("journal resolve: give an operation id and what you found in YNAB: applied or not-applied")
+	}
+	id, decision := rest[0], rest[1]
+	var applied bool
+	switch decision {
+	case "applied":
+		applied = true
+	case "not-applied":
+	default:
+		return usagef("journal resolve: %q is neither applied (YNAB has what the operation did) nor not-applied (YNAB does not)", decision)
+	}
+	path := journalPath(e.getenv)
+	j, err := journal.OpenExistingWritable(path, journal.Options{Now: c.now, Entropy: c.entropy})
+	if errors.Is(err, journal.ErrNoJournal) {
+		return fmt.Errorf("operation %s: %s (there is no journal at %s)", id, nothingYet, path)
+	}
+	if err != nil {
+		return err
+	}
+	op, err := j.ResolveByHand(id, applied, resolvedBy)
+	if err != nil {
+		return fmt.Errorf("journal resolve: %w", err)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, op)
+	}
+	_, err = fmt.Fprintf(e.stdout, "Recorded: operation %s (%s, %s) is %s, as you decided. 'avenir journal show %s' shows it.\n",
+		op.ID, op.Tool, op.Time.In(c.loc).Format(time.DateTime), op.Status, op.ID)
+	return err
 }
 
 func (c journalCmd) writeOperation(w io.Writer, op journal.Operation) error {

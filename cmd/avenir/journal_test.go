@@ -23,7 +23,8 @@ var cet = time.FixedZone("CET", 60*60)
 
 // testJournalCmd is `avenir journal` at 18:00 CET on 2026-11-28.
 func testJournalCmd() journalCmd {
-	return journalCmd{now: func() time.Time { return time.Date(2026, 11, 28, 18, 0, 0, 0, cet) }, loc: cet}
+	return journalCmd{now: func() time.Time { return time.Date(2026, 11, 28, 18, 0, 0, 0, cet) }, loc: cet,
+		entropy: rand.NewChaCha8([32]byte{'c', 'l', 'i'})}
 }
 
 const (
@@ -298,7 +299,7 @@ func TestJournalErrors(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"no subcommand", path, nil, 2, []string{"say list or show"}},
+		{"no subcommand", path, nil, 2, []string{"say list, show or resolve"}},
 		{"unknown subcommand", path, []string{"erase"}, 2, []string{`unknown command "erase"`}},
 		{"unknown flag", path, []string{"list", "--verbose"}, 2, []string{"journal list", "-verbose"}},
 		{"bad status", path, []string{"list", "--status", "done"}, 2, []string{`--status "done"`, "prepared, applied, partial or failed"}},
@@ -337,7 +338,7 @@ func TestJournalErrors(t *testing.T) {
 }
 
 func TestJournalHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"show", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"show", "-h"}, {"resolve", "--help"}} {
 		stdout, _, code := runJournalCLI(t, "unused", args...)
 		if code != 0 || !strings.Contains(stdout, "avenir journal list [flags]") {
 			t.Errorf("%v: exit %d, stdout %q", args, code, stdout)
@@ -379,4 +380,159 @@ func TestJournalWhileAServerWrites(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// seedCutImports adds to the journal at path two imports a crash cut off (prepared, no change
+// known), written by a server that is gone, at 15:01 and 15:02 CET.
+func seedCutImports(t *testing.T, path string) (first, second string) {
+	t.Helper()
+	clock := time.Date(2026, 11, 28, 14, 0, 0, 0, time.UTC)
+	crashed, err := journal.Open(path, journal.Options{
+		Now:     func() time.Time { clock = clock.Add(time.Minute); return clock },
+		Entropy: rand.NewChaCha8([32]byte{'i', 'm', 'p', 'o', 'r', 't'}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 2 {
+		op, err := crashed.Prepare(journal.Draft{PlanID: planHome, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
+			Subject: json.RawMessage(`{"linked_account_ids":["acc-betaal"]}`), ConfirmedVia: "none", Client: journal.Client{Name: "claude-ai", Version: "1.2.0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, op.ID)
+	}
+	return ids[0], ids[1]
+}
+
+// journal resolve records the person's decision about a cut-off import, and list, show and
+// --json show it.
+func TestJournalResolveGolden(t *testing.T) {
+	path, _ := seedJournal(t)
+	first, second := seedCutImports(t, path)
+	steps := []struct {
+		name string
+		args []string
+	}{
+		{"show_cut_import", []string{"show", first}},
+		{"resolve_applied", []string{"resolve", first, "applied"}},
+		{"resolve_not_applied_json", []string{"resolve", "--json", second, "not-applied"}},
+		{"show_resolved", []string{"show", first}},
+		{"show_resolved_not_applied", []string{"show", second}},
+		{"list_resolved", []string{"list", "--limit", "3"}},
+		{"list_resolved_json", []string{"list", "--json", "--tool", "import_transactions"}},
+	}
+	for _, st := range steps {
+		stdout, stderr, code := runJournalCLI(t, path, st.args...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", st.name, code, stderr)
+		}
+		golden(t, st.name, stdout)
+	}
+}
+
+// resolve refuses, and records nothing, for everything but a cut-off import it can decide.
+func TestJournalResolveRefusals(t *testing.T) {
+	path, s := seedJournal(t)
+	cut, _ := seedCutImports(t, path)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"no arguments", []string{"resolve"}, 2, []string{"give an operation id and what you found in YNAB: applied or not-applied"}},
+		{"no decision", []string{"resolve", cut}, 2, []string{"give an operation id and what you found"}},
+		{"an unknown decision", []string{"resolve", cut, "yes"}, 2, []string{`"yes" is neither applied`, "not-applied"}},
+		{"the decision's other spelling", []string{"resolve", cut, "not_applied"}, 2, []string{`"not_applied" is neither applied`}},
+		{"an applied operation", []string{"resolve", s.budget, "not-applied"}, 1, []string{s.budget, "is applied: its outcome is already recorded, so there is nothing to resolve"}},
+		{"a failed operation", []string{"resolve", s.flag, "applied"}, 1, []string{"is failed: its outcome is already recorded"}},
+		{"a prepared operation recovery settles", []string{"resolve", s.move, "applied"}, 1,
+			[]string{s.move, "(move_money) recorded its 2 change(s) before YNAB was called", "avenir settles it itself", "the next avenir server to start reads YNAB"}},
+		{"an unknown id", []string{"resolve", "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", "applied"}, 1, []string{"01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", "not in the journal"}},
+		{"not an id", []string{"resolve", "import", "applied"}, 1, []string{`"import"`, "an operation id is 26 letters and digits"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := runJournalCLI(t, path, c.args...)
+			if code != c.code || stdout != "" {
+				t.Errorf("exit %d, stdout %q; want %d and nothing (stderr %q)", code, stdout, c.code, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not say %q", stderr, w)
+				}
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("a refused resolve changed the journal")
+			}
+		})
+	}
+
+	missing := filepath.Join(t.TempDir(), "avenir", "journal.db")
+	_, stderr, code := runJournalCLI(t, missing, "resolve", cut, "applied")
+	if code != 1 || !strings.Contains(stderr, "nothing recorded yet") || !strings.Contains(stderr, missing) {
+		t.Errorf("no journal: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Error("resolve created a journal's directory where there was none")
+	}
+}
+
+// resolve works while a server writes to the same journal: each opens it only for a moment.
+func TestJournalResolveWhileAServerWrites(t *testing.T) {
+	path, _ := seedJournal(t)
+	first, second := seedCutImports(t, path)
+	server, err := journal.Open(path, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			op, err := server.Prepare(journal.Draft{PlanID: planHome, Tool: "set_category_budget", Summary: "Set Restaurants", ConfirmedVia: "mrtr"})
+			if err == nil {
+				_, err = server.Applied(op.ID, journal.Outcome{Requests: 1})
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	for _, r := range []struct{ id, decision, status string }{{first, "applied", "applied"}, {second, "not-applied", "failed"}} {
+		stdout, stderr, code := runJournalCLI(t, path, "resolve", r.id, r.decision)
+		if code != 0 || !strings.Contains(stdout, "is "+r.status+", as you decided") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for _, r := range []struct {
+		id     string
+		status journal.Status
+	}{{first, journal.StatusApplied}, {second, journal.StatusFailed}} {
+		op, err := server.Get(r.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op.Status != r.status || op.ResolvedBy != resolvedBy {
+			t.Errorf("%s reads %s by %q from the server, want %s by %q", r.id, op.Status, op.ResolvedBy, r.status, resolvedBy)
+		}
+	}
 }

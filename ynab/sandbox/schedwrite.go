@@ -10,7 +10,7 @@ import (
 )
 
 // Writes to scheduled transactions (spec 1.71 and 1.74), with YNAB's rules: the date is the
-// next occurrence, after today and at most 5 years ahead; the API writes only the frequencies
+// next occurrence, after today and at most 5 years ahead, for a create and an update alike; the API writes only the frequencies
 // never, daily, weekly, monthly and yearly, and a schedule that repeats otherwise (set in
 // YNAB's apps) cannot be changed through it at all; split scheduled transactions cannot be
 // created; credit card payment categories are not permitted. A PUT changes the fields it
@@ -112,6 +112,13 @@ func (c *call) saveScheduled(st *ynab.ScheduledTransaction, in *saveScheduled) e
 	if _, ok := parseDate(in.Date); !ok {
 		return badRequest("date must be a date like 2026-10-01, not %q.", in.Date)
 	}
+	// One rule for a create and an update: both bodies are SaveScheduledTransaction, whose date
+	// "should be a future date no more than 5 years into the future" (YNAB's OpenAPI spec, from
+	// 1.74.0, which brought PUT and added the sentence, to 1.86.0:
+	// ../shared/reference/ynab-openapi-1.86.yaml, components.schemas.SaveScheduledTransaction).
+	// Neither the spec, ynab-api.md, YNAB's SDKs' specs (ynab-sdk-js, -ruby, -python, 1.71.0 to
+	// 1.86.0) nor their issues give an update more room, such as a date up to a week in the
+	// past; so today and every day before it are refused on both.
 	if in.Date <= c.v.today || in.Date > dateOf(dayTime(c.v.today).AddDate(5, 0, 0)) {
 		return badRequest("date must be a future date no more than 5 years into the future, not %s.", in.Date)
 	}
