@@ -77,6 +77,11 @@ func oracleFixture(t *testing.T) (*oracle, *sandbox.Sandbox, []jOp, *ynab.Client
 			{Kind: kindDeleted, ID: created.TransactionIDs[1], Outcome: outcomeApplied}}},
 		{ID: "06", Tool: "move_money", Status: "failed", Changes: []jChange{{Kind: kindMonth, ID: tennis, Month: month,
 			Before: raw(map[string]any{"budgeted": 45000}), After: raw(map[string]any{"budgeted": 15000}), Outcome: outcomeNotApplied}}},
+		// A split of a transaction the journal entered, not applied: it stays without lines.
+		{ID: "07", Tool: "split_transaction", Status: "failed", Changes: []jChange{{Kind: kindTx, ID: created.TransactionIDs[0],
+			Before: raw(map[string]any{"category_id": nil}), Outcome: outcomeNotApplied,
+			After: raw(map[string]any{"category_id": nil, "subtransactions": []map[string]any{
+				{"amount": -1000, "category_id": tennis}, {"amount": -230, "category_id": restaurants}}})}}},
 	}
 	if n, ok := assignedNow(initial, "Tennis"); !ok || n != 45000 {
 		t.Fatalf("Tennis has %d assigned in the sample (found: %v); the fixture assumes 45000", n, ok)
@@ -97,7 +102,7 @@ func TestOracleJudgesAJournal(t *testing.T) {
 	// operation, owns nothing: it is no second owner.
 	retry := truthful[3].Changes[0]
 	retry.EnteredBy = truthful[3].ID
-	withRetry := append(slices.Clone(truthful), jOp{ID: "07", Tool: "create_transactions", Status: "applied", Changes: []jChange{retry}})
+	withRetry := append(slices.Clone(truthful), jOp{ID: "08", Tool: "create_transactions", Status: "applied", Changes: []jChange{retry}})
 	if v := o.check(withRetry, now, false); v.disagreements() != 0 {
 		t.Fatalf("a retry entered by an earlier operation: %s", v.report(5))
 	}
@@ -142,7 +147,7 @@ func TestOracleJudgesAJournal(t *testing.T) {
 			return ops
 		}},
 		{"two owners of one transaction", "two owners", func(ops []jOp) []jOp {
-			return append(ops, jOp{ID: "07", Tool: "create_transactions", Status: "applied", Changes: ops[3].Changes[:1]})
+			return append(ops, jOp{ID: "08", Tool: "create_transactions", Status: "applied", Changes: ops[3].Changes[:1]})
 		}},
 	}
 	for _, l := range lies {

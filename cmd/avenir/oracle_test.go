@@ -413,6 +413,10 @@ func (r *replay) apply(v *verdict, where string, op jOp, ch jChange, owners map[
 			r.vals[key{ch.ID, f}] = canon(f, raw)
 			delete(r.uncertain, key{ch.ID, f})
 		}
+		// Not compared with YNAB unless a change is about it (a split): what was sent, no lines
+		// when none were.
+		r.vals[key{ch.ID, "subtransactions"}] = canon("subtransactions", after["subtransactions"])
+		delete(r.uncertain, key{ch.ID, "subtransactions"})
 	case kindDeleted:
 		r.exists[ch.ID] = false
 		delete(r.gone, ch.ID)

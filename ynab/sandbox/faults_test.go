@@ -133,6 +133,47 @@ func TestDelayStopsWhenTheClientGivesUp(t *testing.T) {
 	a.ok(200, "GET", "/user", nil, nil) // the server is not stuck behind the delayed request
 }
 
+// A delayed write whose client gives up is abandoned, not applied once the delay ends: net/http
+// notices a client that went away only after the body was read, so the sandbox reads it first.
+func TestDelayedWriteIsNotAppliedWhenTheClientGivesUp(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))
+	a := newAPI(t, sandbox.Options{Logger: logger})
+	n := sampleNames(t, a.sb, sandbox.PlanID)
+	path := plan + "/months/current/categories/" + n.id(t, "Tennis")
+	var before struct{ Category struct{ Budgeted int64 } }
+	a.ok(200, "GET", path, nil, &before)
+	a.sb.InjectFault(sandbox.Fault{Method: "PATCH", Delay: 300 * time.Millisecond})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "PATCH", a.base+path, strings.NewReader(`{"category":{"budgeted":4321000}}`))
+	req.Header.Set("Authorization", "Bearer x")
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the client's deadline", err)
+	}
+	var line string
+	for deadline := time.Now().Add(5 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		for l := range strings.SplitSeq(buf.String(), "\n") {
+			if strings.Contains(l, "method=PATCH") {
+				line = l
+			}
+		}
+		mu.Unlock()
+	}
+	if !strings.Contains(line, "status=abandoned") {
+		t.Errorf("the delayed PATCH whose client gave up was logged as %q, want status=abandoned", line)
+	}
+	var after struct{ Category struct{ Budgeted int64 } }
+	a.ok(200, "GET", path, nil, &after)
+	if after.Category.Budgeted != before.Category.Budgeted {
+		t.Errorf("Tennis assigned %d after the client gave up on the PATCH, want %d as before: the write was applied",
+			after.Category.Budgeted, before.Category.Budgeted)
+	}
+}
+
 func TestDelayThenAnswer(t *testing.T) {
 	a := newAPI(t, sandbox.Options{})
 	a.sb.InjectFault(sandbox.Fault{Delay: 10 * time.Millisecond, Status: 503})

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net"
@@ -91,7 +93,7 @@ type Fault struct {
 	Status       int           // answer this status with YNAB's error body (e.g. 401, 429, 500, 503)
 	ErrorID      string        // a YNAB error id ("403.1", "403.3", …): sets the status and the name
 	RetryAfter   time.Duration // with Status or ErrorID: a Retry-After header, in seconds rounded up
-	Delay        time.Duration // wait this long first; stop early if the request's context ends
+	Delay        time.Duration // wait this long first, the body read; if the client goes away meanwhile, handle nothing
 	Drop         bool          // close the connection without an answer, before handling
 	DropAfter    bool          // handle the request (a write is applied and saved), then close without an answer
 }
@@ -254,7 +256,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m := match(r.Method, r.URL.Path)
 	s.count(r.Method, m.key)
 	f := s.takeFault(r)
-	if f != nil && f.Delay > 0 && !sleep(r.Context(), f.Delay) {
+	if f != nil && f.Delay > 0 && (!receiveBody(r) || !sleep(r.Context(), f.Delay)) {
 		s.logRequest(r, "abandoned", started)
 		return
 	}
@@ -285,6 +287,20 @@ func (s *Sandbox) logRequest(r *http.Request, status string, started time.Time) 
 		s.opts.Logger.Info("sandbox request", "method", r.Method, "path", r.URL.Path,
 			"status", status, "duration", time.Since(started))
 	}
+}
+
+// receiveBody reads r's body ahead (as much as a route would read) and puts it back for the
+// route, and reports whether it arrived whole. net/http watches the connection for a client
+// that went away, and ends r's context, only once the handler has read the body to its end
+// (net/http's server.go starts its background read there): without this, a delayed PATCH,
+// POST or PUT whose client was gone would be applied when the delay ran out.
+func receiveBody(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return err == nil
 }
 
 // sleep waits for d, and reports false if ctx ended first.
