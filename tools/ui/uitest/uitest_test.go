@@ -258,11 +258,15 @@ func TestPictures(t *testing.T) {
 }
 
 // TestScreenshots writes the README's pictures of the views into AVENIR_UI_SCREENSHOTS (a
-// directory, e.g. docs), at 400 px and at a desktop width, light and dark.
+// directory; a relative one is taken from the repository's root, e.g. docs), at 400 px and
+// at a desktop width, light and dark.
 func TestScreenshots(t *testing.T) {
 	dir := os.Getenv("AVENIR_UI_SCREENSHOTS")
 	if dir == "" {
 		t.Skip("set AVENIR_UI_SCREENSHOTS to a directory to write the screenshots")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(Dir(), "..", "..", dir)
 	}
 	shots := []struct {
 		file string
