@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/tools/ui"
 )
 
 // answer_confirmation is how avenir's confirmation card answers (confirmation.md §2.4): the
@@ -20,20 +22,19 @@ import (
 // it returns is that tool's own result.
 
 // cardURI is the card every confirmed tool names.
-const cardURI = "ui://avenir/confirm.html"
+const cardURI = ui.ConfirmURI
 
 // cardMeta is every confirmed tool's _meta: a host that renders MCP Apps draws the card for its
 // results. Other hosts ignore it.
 var cardMeta = mcp.Meta{"ui": map[string]any{"resourceUri": cardURI}}
 
-// listedToApps keeps answer_confirmation out of the tools/list of a client that did not declare
-// the MCP Apps extension: only a card can answer, and such a client has none. (Hosts that do
-// declare it keep the tool from the model themselves, by its visibility.)
+// listedToApps keeps answer_confirmation and the views out of what a client that did not
+// declare the MCP Apps extension lists: only a card can answer, and such a client draws none.
+// (Hosts that do declare it keep the tool from the model themselves, by its visibility.)
 func listedToApps(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		list, ok := res.(*mcp.ListToolsResult)
-		if method != "tools/list" || err != nil || !ok {
+		if err != nil || (method != "tools/list" && method != "resources/list") {
 			return res, err
 		}
 		if r, ok := req.(interface {
@@ -41,14 +42,13 @@ func listedToApps(next mcp.MethodHandler) mcp.MethodHandler {
 		}); ok && confirm.RendersApps(r.ClientCapabilities()) {
 			return res, nil
 		}
-		tools := make([]*mcp.Tool, 0, len(list.Tools))
-		for _, t := range list.Tools {
-			if t.Name != answerConfirmationTool.Name {
-				tools = append(tools, t)
-			}
+		switch list := res.(type) {
+		case *mcp.ListToolsResult:
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return t.Name == answerConfirmationTool.Name })
+		case *mcp.ListResourcesResult:
+			list.Resources = slices.DeleteFunc(slices.Clone(list.Resources), func(r *mcp.Resource) bool { return isView(r.URI) })
 		}
-		list.Tools = tools
-		return list, nil
+		return res, nil
 	}
 }
 

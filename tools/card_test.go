@@ -268,3 +268,52 @@ func TestCardUndo(t *testing.T) {
 		t.Fatalf("journal = %+v", ops)
 	}
 }
+
+// The views are resources of the MCP App type, listed only to a client that draws them, each
+// self-contained: no origin in its HTML to fetch from.
+func TestViewsAsResources(t *testing.T) {
+	ctx := context.Background()
+	plain := newEnv(t, envOptions{kind: noElicit})
+	res, err := plain.session.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Resources {
+		if strings.HasPrefix(r.URI, "ui://") {
+			t.Errorf("%s is listed to a client without MCP Apps", r.URI)
+		}
+	}
+	apps := newEnv(t, envOptions{kind: modernApps})
+	res, err = apps.session.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		if strings.HasPrefix(r.URI, "ui://") {
+			uris = append(uris, r.URI)
+			if r.MIMEType != confirm.AppMIMEType {
+				t.Errorf("%s: MIME type %q", r.URI, r.MIMEType)
+			}
+		}
+	}
+	slices.Sort(uris)
+	if want := []string{"ui://avenir/confirm.html", "ui://avenir/journal.html", "ui://avenir/spending.html"}; !slices.Equal(uris, want) {
+		t.Fatalf("views listed = %v, want %v", uris, want)
+	}
+	for _, uri := range uris {
+		read, err := apps.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(read.Contents) != 1 {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		c := read.Contents[0]
+		if c.MIMEType != confirm.AppMIMEType || !strings.Contains(c.Text, "<html") {
+			t.Errorf("%s: %s, %d bytes", uri, c.MIMEType, len(c.Text))
+		}
+		for _, remote := range []string{`src="http`, `href="http`, "<script src=", "@import url(http"} {
+			if strings.Contains(c.Text, remote) {
+				t.Errorf("%s loads from elsewhere (%s)", uri, remote)
+			}
+		}
+	}
+}

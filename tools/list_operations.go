@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/tools/ui"
 	"github.com/avenir-mcp/avenir/undo"
 )
 
@@ -18,6 +19,7 @@ var listOperationsTool = mcp.Tool{
 	Title:       "List what avenir wrote",
 	Description: "avenir's journal of writes, newest first, with status and undo. No YNAB request.",
 	Annotations: readOnly,
+	Meta:        pictureMeta(ui.JournalURI),
 }
 
 type listOperationsIn struct {

@@ -87,6 +87,7 @@ func NewServer(d Deps) *mcp.Server {
 	}
 	addGuide(srv)
 	addPrompts(srv, d.ReadOnly)
+	addViews(srv)
 	return srv
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/avenir-mcp/avenir/tools/ui"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -18,6 +19,7 @@ var spendingReportTool = mcp.Tool{
 	Title:       "Spending report",
 	Description: "Outflow and inflow per category (or group_by) and month, against the period before; exact, no extra request. Default: the last 3 full months and this one.",
 	Annotations: readOnly,
+	Meta:        pictureMeta(ui.SpendingURI),
 }
 
 const (
