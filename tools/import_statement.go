@@ -23,36 +23,35 @@ import (
 var importStatementTool = mcp.Tool{
 	Name:  "import_statement",
 	Title: "Import a bank statement",
-	Description: "Bring a bank's statement (CSV, OFX, CAMT.053 or MT940; a file under the allowed folders, or its text) into one account: " +
-		"lines YNAB holds are marked cleared, the others entered unapproved with YNAB's own import ids, so importing the same lines again enters none twice. " +
-		"Undo deletes what it entered and puts the cleared states back. Costs one POST for the new lines and one PATCH for the cleared, after the fresh read." + confirmDescription,
+	Description: "Bring a bank statement (CSV, OFX, CAMT.053, MT940) into an account: lines in YNAB marked cleared, the rest entered unapproved with YNAB's import ids, never twice. " +
+		"Undo deletes what it entered. Costs one POST for the new lines and one PATCH for the cleared." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 type importStatementIn struct {
 	planArg
-	Account   string  `json:"account" jsonschema:"the YNAB account the statement is for (name or id)"`
-	File      string  `json:"file,omitempty" jsonschema:"an absolute path to the statement file, under the folders avenir may read (AVENIR_MCP_STATEMENT_DIRS)"`
-	Content   string  `json:"content,omitempty" jsonschema:"instead of file: the statement's text itself, at most 1 MB"`
-	Format    string  `json:"format,omitempty" jsonschema:"auto (default: told by content), csv, ofx, camt053 or mt940"`
-	CSV       *csvArg `json:"csv,omitempty" jsonschema:"for a CSV that is not recognised: what detection cannot tell"`
-	Since     string  `json:"since,omitempty" jsonschema:"take only lines on or after this date (YYYY-MM-DD)"`
-	Until     string  `json:"until,omitempty" jsonschema:"take only lines on or before this date (YYYY-MM-DD)"`
-	Reconcile bool    `json:"reconcile,omitempty" jsonschema:"true: when every line is settled and the statement's closing balance equals the cleared balance after the import, mark the cleared transactions reconciled"`
+	Account   string  `json:"account"`
+	File      string  `json:"file,omitempty" jsonschema:"absolute path, in AVENIR_MCP_STATEMENT_DIRS"`
+	Content   string  `json:"content,omitempty" jsonschema:"or the text, at most 1 MB"`
+	Format    string  `json:"format,omitempty" jsonschema:"auto, csv, ofx, camt053 or mt940"`
+	CSV       *csvArg `json:"csv,omitempty"`
+	Since     string  `json:"since,omitempty"`
+	Until     string  `json:"until,omitempty"`
+	Reconcile bool    `json:"reconcile,omitempty"`
 	confirmArg
 }
 
 // csvArg is import_statement's csv argument: statement.CSVOptions as the tool takes them.
 type csvArg struct {
-	Delimiter   string `json:"delimiter,omitempty" jsonschema:"one character: , ; | or a tab"`
-	Decimal     string `json:"decimal,omitempty" jsonschema:". or ,"`
-	DateFormat  string `json:"date_format,omitempty" jsonschema:"e.g. DD-MM-YYYY, YYYYMMDD, MM/DD/YYYY"`
-	Date        string `json:"date,omitempty" jsonschema:"the booking date's column: its header or its number"`
-	Amount      string `json:"amount,omitempty" jsonschema:"the amount's column (signed, or unsigned with debit_credit)"`
-	Debit       string `json:"debit,omitempty" jsonschema:"instead of amount: the money-out column"`
-	Credit      string `json:"credit,omitempty" jsonschema:"instead of amount: the money-in column"`
-	DebitCredit string `json:"debit_credit,omitempty" jsonschema:"the column saying which way amount goes (Af Bij, D/C)"`
+	Delimiter   string `json:"delimiter,omitempty"`
+	Decimal     string `json:"decimal,omitempty"`
+	DateFormat  string `json:"date_format,omitempty"`
+	Date        string `json:"date,omitempty"`
+	Amount      string `json:"amount,omitempty"`
+	Debit       string `json:"debit,omitempty"`
+	Credit      string `json:"credit,omitempty"`
+	DebitCredit string `json:"debit_credit,omitempty"`
 	Payee       string `json:"payee,omitempty"`
 	Memo        string `json:"memo,omitempty"`
 }
