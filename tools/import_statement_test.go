@@ -240,3 +240,72 @@ func TestImportStatementBadInput(t *testing.T) {
 		t.Fatalf("the good file: %+v", res)
 	}
 }
+
+// smallOFX is an OFX statement for Betaalrekening with the given lines (date, amount as OFX
+// writes it, name) and closing balance.
+func smallOFX(closing string, lines ...[3]string) string {
+	var b strings.Builder
+	b.WriteString("OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>EUR<BANKACCTFROM><ACCTID>" + sandbox.SampleIBAN + "</BANKACCTFROM><BANKTRANLIST>\n")
+	for i, l := range lines {
+		b.WriteString("<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>" + strings.ReplaceAll(l[0], "-", "") + "<TRNAMT>" + l[1] + "<FITID>F" + string(rune('A'+i)) + "<NAME>" + l[2] + "</STMTTRN>\n")
+	}
+	b.WriteString("</BANKTRANLIST><LEDGERBAL><BALAMT>" + closing + "<DTASOF>20261201</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n")
+	return b.String()
+}
+
+// reconcile: true reconciles when every line is settled and the closing balance is the cleared
+// balance after the import (the new line too, in the same PATCH), and says why not otherwise;
+// undo puts the cleared states back.
+func TestImportStatementReconciles(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	before := betaalStates(e)
+	var cleared int64
+	for _, a := range createsExport(e).Accounts {
+		if a.Name == "Betaalrekening" {
+			cleared = a.ClearedBalance
+		}
+	}
+	line := [3]string{"2026-11-30", "-7.77", "Kiosk Centraal"}
+	wrong := smallOFX(FormatPlain(cleared, 2), line)
+	var out createdOut
+	e.ok("import_statement", map[string]any{"account": "Betaalrekening", "content": wrong, "reconcile": true}, &out)
+	if !strings.Contains(out.Preview, "Not reconciled: the statement's closing balance is "+FormatPlain(cleared, 2)) {
+		t.Fatalf("preview:\n%s", out.Preview)
+	}
+	right := smallOFX(FormatPlain(cleared-7770, 2), line)
+	preview, done := createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": right, "reconcile": true})
+	c := e.sb.Counts()
+	if done.Status != "applied" || !strings.Contains(preview, "Then Betaalrekening is reconciled") || c.Writes != 2 {
+		t.Fatalf("%+v, %+v:\n%s", done, c, preview)
+	}
+	made := createsMade(e)
+	if len(made) != 1 || made[0].Cleared != ynab.Reconciled || str(made[0].ImportID) != "YNAB:-7770:2026-11-30:1" {
+		t.Fatalf("entered %+v: want the line, reconciled", made)
+	}
+	for id, s := range betaalStates(e) {
+		if was, ok := before[id]; ok && was == ynab.Cleared && s != ynab.Reconciled {
+			t.Errorf("%s stayed %s", id, s)
+		}
+	}
+	e.confirmedByCode("undo_operation", map[string]any{"operation_id": done.OperationID})
+	for id, s := range betaalStates(e) {
+		if before[id] != s {
+			t.Errorf("after undo %s is %s, was %s", id, s, before[id])
+		}
+	}
+}
+
+// Two lines of the same amount on the same day are two transactions, numbered as YNAB's file
+// import numbers them: occurrence 1 and 2.
+func TestImportStatementOccurrences(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	content := smallOFX("0", [3]string{"2026-11-30", "-2.50", "Koffie"}, [3]string{"2026-11-30", "-2.50", "Koffie"})
+	createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
+	ids := map[string]bool{}
+	for _, m := range createsMade(e) {
+		ids[str(m.ImportID)] = true
+	}
+	if len(ids) != 2 || !ids["YNAB:-2500:2026-11-30:1"] || !ids["YNAB:-2500:2026-11-30:2"] {
+		t.Fatalf("import ids %v", ids)
+	}
+}
