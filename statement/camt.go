@@ -203,11 +203,6 @@ func camtStatement(d *xml.Decoder, line int) (Statement, error) {
 	st := Statement{Format: FormatCAMT}
 	var opening, prcd *Balance
 	var firstCcy string // of a balance or entry, when Acct names no currency
-	type pendingEntry struct {
-		e    camtEntry
-		line int
-	}
-	var entries []pendingEntry
 	for {
 		tok, err := d.Token()
 		if err != nil {
@@ -228,15 +223,6 @@ func camtStatement(d *xml.Decoder, line int) (Statement, error) {
 				opening = prcd
 			}
 			st.Opening = opening
-			for _, p := range entries {
-				l, keep, err := camtLine(p.e, p.line, st.Currency)
-				if err != nil {
-					return Statement{}, err
-				}
-				if keep {
-					st.Lines = append(st.Lines, l)
-				}
-			}
 			return st, nil
 		case xml.StartElement:
 			at, _ := d.InputPos()
@@ -282,7 +268,19 @@ func camtStatement(d *xml.Decoder, line int) (Statement, error) {
 				if firstCcy == "" {
 					firstCcy = strings.ToUpper(strings.TrimSpace(e.Amt.Ccy))
 				}
-				entries = append(entries, pendingEntry{e, at})
+				// The schema puts Acct and Bal before the entries, so the statement's currency
+				// is known by now.
+				ccy := st.Currency
+				if ccy == "" {
+					ccy = firstCcy
+				}
+				l, keep, err := camtLine(e, at, ccy)
+				if err != nil {
+					return Statement{}, err
+				}
+				if keep {
+					st.Lines = append(st.Lines, l)
+				}
 			default:
 				if err := d.Skip(); err != nil {
 					return Statement{}, camtXMLError(d, err)
@@ -436,20 +434,38 @@ func camtRemittance(tx camtTx) string {
 	return strings.Join(parts.list, " ")
 }
 
-// distinct gathers strings in the order first seen, each once, leaving out empty ones; a batch
-// may carry thousands of details, so what it has seen is kept in a set.
+// distinct gathers strings in the order first seen, each once, leaving out empty ones. Most
+// entries have one detail, so a few are compared in the list; a batch may carry thousands, so
+// beyond distinctInList what it has seen is kept in a set.
 type distinct struct {
 	list []string
 	seen map[string]bool
 }
 
+const distinctInList = 16
+
 func (d *distinct) add(s string) {
-	if s == "" || d.seen[s] {
+	if s == "" {
 		return
 	}
-	if d.seen == nil {
-		d.seen = map[string]bool{}
+	if d.seen != nil {
+		if d.seen[s] {
+			return
+		}
+		d.seen[s] = true
+	} else {
+		for _, x := range d.list {
+			if x == s {
+				return
+			}
+		}
+		if len(d.list) == distinctInList {
+			d.seen = make(map[string]bool, 2*distinctInList)
+			for _, x := range d.list {
+				d.seen[x] = true
+			}
+			d.seen[s] = true
+		}
 	}
-	d.seen[s] = true
 	d.list = append(d.list, s)
 }

@@ -18,10 +18,10 @@ func TestCAMTTestdata(t *testing.T) {
 			// AcctSvcrRef on the entry and on its one TxDtls, PDNG and INFO entries left out.
 			file: "two-statements-v02.xml",
 			want: []Statement{
-				{Format: FormatCAMT, Account: acct, Currency: "EUR", Opening: bal("2023-08-31", 100000), Closing: bal("2023-09-01", 57500), Lines: []Line{
+				{Format: FormatCAMT, Account: acct, Currency: "EUR", Opening: balAt("2023-08-31", 100000), Closing: balAt("2023-09-01", 57500), Lines: []Line{
 					{Date: "2023-09-01", ValueDate: "2023-09-01", Amount: -42500, Decimals: 2, Payee: "Fictieve Energie B.V.", Description: "Termijnbedrag september Klantnummer 123", Counterparty: "NL77TEST0000000007", BankID: "REF-0001", Source: 20},
 				}},
-				{Format: FormatCAMT, Account: acct, Currency: "EUR", Opening: bal("2023-09-01", 57500), Closing: bal("2023-09-02", -12500), Lines: []Line{
+				{Format: FormatCAMT, Account: acct, Currency: "EUR", Opening: balAt("2023-09-01", 57500), Closing: balAt("2023-09-02", -12500), Lines: []Line{
 					{Date: "2023-09-02", ValueDate: "2023-09-03", Amount: -70000, Decimals: 2, Payee: "Fictieve Webwinkel", Description: "RF18539007547034", BankID: "TX-0002", Source: 58},
 				}},
 			},
@@ -33,7 +33,7 @@ func TestCAMTTestdata(t *testing.T) {
 			// the closing balance.
 			file: "batch-v08.xml",
 			want: []Statement{
-				{Format: FormatCAMT, Account: acct, Currency: "EUR", Opening: bal("2023-10-01", 1000000), Closing: bal("2023-10-02", 1149500), Lines: []Line{
+				{Format: FormatCAMT, Account: acct, Currency: "EUR", Opening: balAt("2023-10-01", 1000000), Closing: balAt("2023-10-02", 1149500), Lines: []Line{
 					{Date: "2023-10-02", ValueDate: "2023-10-02", Amount: -150000, Decimals: 2, Description: "Fictieve Sportclub Contributie Q4 lid 1; Fictieve Sportclub Contributie Q4 lid 2; Fictieve Muziekschool Lesgeld oktober", BankID: "BATCH-01", Source: 26},
 					{Date: "2023-10-02", Amount: -60000, Decimals: 2, Payee: "Fictieve Verzekeraar", Description: "Polis 1; Polis 2", Counterparty: "NL88TEST0000000008", BankID: "BATCH-02", Source: 52},
 					{Date: "2023-10-02", Amount: 60000, Decimals: 2, Payee: "Fictieve Verzekeraar", Description: "Storno Polis 2", Counterparty: "NL88TEST0000000008", BankID: "REV-01", Reversal: true, Source: 71},
@@ -47,10 +47,10 @@ func TestCAMTTestdata(t *testing.T) {
 			// no IBAN (Othr/Id) and no Ccy (the balances give it), and an empty statement.
 			file: "latin1-v04.xml",
 			want: []Statement{
-				{Format: FormatCAMT, Account: "0000-TEST-01", Currency: "EUR", Opening: bal("2023-10-31", 20000), Closing: bal("2023-10-31", 8750), Lines: []Line{
+				{Format: FormatCAMT, Account: "0000-TEST-01", Currency: "EUR", Opening: balAt("2023-10-31", 20000), Closing: balAt("2023-10-31", 8750), Lines: []Line{
 					{Date: "2023-10-31", Amount: -11250, Decimals: 2, Payee: "Crème Fraîche & Zoon", Description: "Bestelling nr. 5 à 11,25 €", Source: 20},
 				}},
-				{Format: FormatCAMT, Account: "0000-TEST-01", Currency: "EUR", Opening: bal("2023-11-01", 8750), Closing: bal("2023-11-01", 8750)},
+				{Format: FormatCAMT, Account: "0000-TEST-01", Currency: "EUR", Opening: balAt("2023-11-01", 8750), Closing: balAt("2023-11-01", 8750)},
 			},
 		},
 	}
@@ -142,5 +142,22 @@ func TestCAMTEntryKinds(t *testing.T) {
 	}}})
 	if strings.Contains(text, "Sts") {
 		t.Fatal("the entry is meant to have no status")
+	}
+}
+
+func TestDistinct(t *testing.T) {
+	var d distinct
+	var want []string
+	for i := range 40 {
+		s := string(rune('a' + i%20))
+		if i < 20 {
+			want = append(want, s)
+		}
+		d.add(s)
+		d.add("")
+		d.add(s)
+	}
+	if strings.Join(d.list, "") != strings.Join(want, "") {
+		t.Errorf("got %q, want %q", d.list, want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // first statement and the closing balance of its last, and whether the lines add up from one to
 // the other. Each case then checks the quirk its notes name.
 func TestFixtures(t *testing.T) {
-	dir := fixturesDir(t)
+	dir := sharedFixturesDir(t)
 	const (
 		unknown = iota // the file gives no opening balance
 		addsUp
@@ -31,7 +31,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "ing.sta", format: FormatMT940, statements: 1, lines: 7,
 			first: "2010-07-22", last: "2010-07-23", currency: "EUR",
-			opening: bal("2010-07-22", 0), closing: bal("2010-07-23", 3470), balances: doesNotAddUp,
+			opening: balAt("2010-07-22", 0), closing: balAt("2010-07-23", 3470), balances: doesNotAddUp,
 			check: func(t *testing.T, sts []Statement) {
 				// The :86: after :62F: (ING's totals) describes no line.
 				l := sts[0].Lines[6]
@@ -43,7 +43,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "rabobank-iban.sta", format: FormatMT940, statements: 2, lines: 4,
 			first: "2013-01-01", last: "2013-01-09", currency: "EUR",
-			opening: bal("2013-01-01", 1000000), closing: bal("2013-01-15", 930000), balances: addsUp,
+			opening: balAt("2013-01-01", 1000000), closing: balAt("2013-01-15", 930000), balances: addsUp,
 			check: func(t *testing.T, sts []Statement) {
 				want := []Line{
 					{Date: "2013-01-01", ValueDate: "2013-01-01", Amount: -25000, Decimals: 2, Payee: "CONTRA ACCOUNT HOLDER", Counterparty: "NL70ABNA0987654321", Source: 6},
@@ -62,7 +62,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "abnamro.sta", format: FormatMT940, statements: 2, lines: 10,
 			first: "2011-05-23", last: "2011-05-24", currency: "EUR",
-			opening: bal("2011-05-22", 3236280), closing: bal("2011-05-24", 1849750), balances: doesNotAddUp,
+			opening: balAt("2011-05-22", 3236280), closing: balAt("2011-05-24", 1849750), balances: doesNotAddUp,
 			check: func(t *testing.T, sts []Statement) {
 				ls := sts[0].Lines
 				// :61:1105240524D9, — :61:1105210523D11,59 — :61:1105220523D11,8 — :61:1105210523D107,
@@ -93,7 +93,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "asnb-mt940.txt", format: FormatMT940, statements: 31, lines: 8,
 			first: "2020-01-01", last: "2020-01-31", currency: "EUR",
-			opening: bal("2020-01-01", 444290), closing: bal("2020-01-31", 501230), balances: addsUp,
+			opening: balAt("2020-01-01", 444290), closing: balAt("2020-01-31", 501230), balances: addsUp,
 			check: func(t *testing.T, sts []Statement) {
 				want := Line{Date: "2020-01-01", ValueDate: "2020-01-01", Amount: -65000, Decimals: 2, Payee: "hr gjlm paulissen", Description: "Betaling sieraden", Counterparty: "NL47INGB9999999999", Source: 6}
 				if g := sts[0].Lines[0]; g != want {
@@ -108,7 +108,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "dnb-camt053-simple.xml", format: FormatCAMT, statements: 1, lines: 4,
 			first: "2015-12-31", last: "2015-12-31", currency: "EUR",
-			opening: bal("2015-12-01", 306530), closing: bal("2015-12-31", 125520), balances: addsUp,
+			opening: balAt("2015-12-01", 306530), closing: balAt("2015-12-31", 125520), balances: addsUp,
 			check: func(t *testing.T, sts []Statement) {
 				ls := sts[0].Lines
 				want := Line{Date: "2015-12-31", ValueDate: "2016-01-01", Amount: -290, Decimals: 2, Payee: "AB DNB Bankas", Description: "Sąskaitos aptarnavimo mokestis", BankID: "FC1261858984", Source: 82}
@@ -123,7 +123,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "test-camt053", format: FormatCAMT, statements: 1, lines: 3,
 			first: "2014-01-05", last: "2014-01-05", currency: "EUR",
-			opening: bal("2014-01-05", 15568270), closing: bal("2014-01-05", 15121120), balances: doesNotAddUp,
+			opening: balAt("2014-01-05", 15568270), closing: balAt("2014-01-05", 15121120), balances: doesNotAddUp,
 			check: func(t *testing.T, sts []Statement) {
 				// The batch: one Ntry of 664,05 with two TxDtls (564,05 + 100,00), a reversal
 				// booked as DBIT.
@@ -139,7 +139,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "camt053-v08-chf.xml", format: FormatCAMT, statements: 1, lines: 1,
 			first: "2023-01-25", last: "2023-01-25", currency: "CHF",
-			opening: bal("2023-01-25", 832010), closing: bal("2023-01-25", 2116310), balances: addsUp,
+			opening: balAt("2023-01-25", 832010), closing: balAt("2023-01-25", 2116310), balances: addsUp,
 			check: func(t *testing.T, sts []Statement) {
 				want := Line{Date: "2023-01-25", ValueDate: "2023-01-25", Amount: 1284300, Decimals: 2, Payee: "PAYEE", Description: "PAYMENT INFO", BankID: "8082230156M02SJ62/1010", Source: 99}
 				if g := sts[0].Lines[0]; g != want {
@@ -153,7 +153,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "checking.ofx", format: FormatOFX, statements: 1, lines: 3,
 			first: "2011-03-31", last: "2011-04-07", currency: "USD",
-			closing: bal("2013-05-25", 100990), balances: unknown,
+			closing: balAt("2013-05-25", 100990), balances: unknown,
 			check: func(t *testing.T, sts []Statement) {
 				for i, id := range []string{"0000486", "0000487", "0000488"} {
 					if g := sts[0].Lines[i].BankID; g != id {
@@ -168,7 +168,7 @@ func TestFixtures(t *testing.T) {
 		{
 			file: "test_ofx.ofx", format: FormatOFX, statements: 2, lines: 4,
 			first: "2013-08-24", last: "2013-08-24", currency: "USD",
-			closing: bal("2013-08-31", -562000), balances: unknown,
+			closing: balAt("2013-08-31", -562000), balances: unknown,
 			check: func(t *testing.T, sts []Statement) {
 				// Four BANKTRANLISTs in one STMTRS, then an empty credit-card statement.
 				if len(sts[0].Lines) != 4 || len(sts[1].Lines) != 0 || sts[1].Account != "123412341234" {

@@ -3,18 +3,23 @@ package statement
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The fuzz targets feed Parse anything; it must never panic, every error must be an *Error,
 // and whatever it returns must keep the contract: at least one statement, valid dates, lines
 // numbered within the file. Run one for 30 s with
 //
-//	go test ./statement/ -run '^$' -fuzz '^FuzzParseMT940$' -fuzztime 30s
+//	go test ./statement/ -run '^$' -fuzz '^FuzzParseMT940$' -fuzztime 30s -fuzzminimizetime 2s
 //
-// The seeds are the testdata files of the format (and a few lines written here).
+// The seeds are the testdata files of the format (and a few lines written here). The fuzzer
+// spends up to a minute minimising each new input it finds, during which it reports no
+// executions; -fuzzminimizetime 2s keeps it searching.
 
 func FuzzParse(f *testing.F) {
 	addSeeds(f, "*")
@@ -48,13 +53,16 @@ func FuzzParseMT940(f *testing.F) {
 	})
 }
 
-// addSeeds adds the testdata files of one format's folder ("*" for all).
+// addSeeds adds the testdata files of one format's folder ("*" for every folder's).
 func addSeeds(f *testing.F, folder string) {
 	files, err := filepath.Glob(filepath.Join("testdata", folder, "*"))
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, p := range files {
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || strings.HasPrefix(fi.Name(), ".") {
+			continue // a folder (testdata/fuzz/…) or .gitattributes, not a statement
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -63,7 +71,15 @@ func addSeeds(f *testing.F, folder string) {
 	}
 }
 
+// fuzzHang is how long one input may take before it counts as a hang: go's fuzzer times no
+// input out, so without it an endless loop would only stall the run.
+const fuzzHang = 10 * time.Second
+
 func checkParse(t *testing.T, data []byte, format Format) {
+	timer := time.AfterFunc(fuzzHang, func() {
+		panic(fmt.Sprintf("Parse of %d bytes (%q) did not return in %v", len(data), data, fuzzHang))
+	})
+	defer timer.Stop()
 	sts, err := Parse(data, format, CSVOptions{})
 	if err != nil {
 		var e *Error

@@ -22,9 +22,9 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// fixturesDir is ../shared/statements/fixtures beside the module's root (the shared folder
+// sharedFixturesDir is ../shared/statements/fixtures beside the module's root (the shared folder
 // CI and the developers have); the test skips when it is absent.
-func fixturesDir(t testing.TB) string {
+func sharedFixturesDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -47,7 +47,7 @@ func fixturesDir(t testing.TB) string {
 	return fix
 }
 
-func bal(date string, amount int64) *Balance { return &Balance{Date: date, Amount: amount} }
+func balAt(date string, amount int64) *Balance { return &Balance{Date: date, Amount: amount} }
 
 // compareStatements reports every difference between got and want, field by field, so a
 // failure says which line of which statement went wrong.

@@ -326,7 +326,7 @@ func mt940Date(s string) (string, bool) {
 	if yy >= 80 {
 		y = 1900 + yy
 	}
-	return validDate(y, m, d)
+	return civilDate(y, m, d)
 }
 
 // mt940Line reads a :61: field: value date YYMMDD, an optional entry (booking) date MMDD, the
@@ -429,7 +429,7 @@ func mt940EntryDate(value, mmdd string) (string, bool) {
 	d, _ := digitsInt(mmdd[2:])
 	best, bestGap := "", time.Duration(-1)
 	for y := vt.Year() - 1; y <= vt.Year()+1; y++ {
-		s, ok := validDate(y, m, d)
+		s, ok := civilDate(y, m, d)
 		if !ok {
 			continue
 		}

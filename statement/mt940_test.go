@@ -17,13 +17,13 @@ func TestMT940Testdata(t *testing.T) {
 			// an empty statement between two others.
 			file: "rabobank-three.sta",
 			want: []Statement{
-				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: bal("2023-03-01", 1500000), Closing: bal("2023-03-03", 1665000), Lines: []Line{
+				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: balAt("2023-03-01", 1500000), Closing: balAt("2023-03-03", 1665000), Lines: []Line{
 					{Date: "2023-03-01", ValueDate: "2023-03-01", Amount: -42500, Decimals: 2, Payee: "Bakkerij De Gouden Krent en Zonen B.V.", Description: "Factuur 2023-0042", Counterparty: "NL11TEST0000000001", Source: 6},
 					{Date: "2023-03-02", ValueDate: "2023-03-02", Amount: 250000, Decimals: 2, Payee: "Fictief Verhuur B.V.", Description: "Huur retour maart", Counterparty: "NL22TEST0000000002", BankID: "RABO0123456", Source: 10},
 					{Date: "2023-03-03", ValueDate: "2023-03-03", Amount: -42500, Decimals: 2, Payee: "Bakkerij De Gouden Krent en Zonen B.V.", Description: "Storno Factuur 2023-0042", Reversal: true, Source: 14},
 				}},
-				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: bal("2023-03-03", 1665000), Closing: bal("2023-03-04", 1665000)},
-				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: bal("2023-03-04", 1665000), Closing: bal("2023-03-05", 1675000), Lines: []Line{
+				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: balAt("2023-03-03", 1665000), Closing: balAt("2023-03-04", 1665000)},
+				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: balAt("2023-03-04", 1665000), Closing: balAt("2023-03-05", 1675000), Lines: []Line{
 					{Date: "2023-03-05", ValueDate: "2023-03-05", Amount: 10000, Decimals: 2, Description: "Terugboeking incasso", Reversal: true, Source: 27},
 				}},
 			},
@@ -34,11 +34,11 @@ func TestMT940Testdata(t *testing.T) {
 			// REMI/USTD, a funds code letter, :64: and a statement-level :86: after :62F:.
 			file: "ing-blocks.sta",
 			want: []Statement{
-				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: bal("2023-12-29", 100000), Closing: bal("2024-01-02", 1087660), Lines: []Line{
+				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: balAt("2023-12-29", 100000), Closing: balAt("2024-01-02", 1087660), Lines: []Line{
 					{Date: "2023-12-29", ValueDate: "2023-12-29", Amount: -12340, Decimals: 2, Payee: "Jansen Fictief", Description: "Cadeau", Counterparty: "NL33TEST0000000003", BankID: "10000000000001", Source: 6},
 					{Date: "2024-01-02", ValueDate: "2023-12-31", Amount: 1000000, Decimals: 0, Payee: "Werkgever Fictief B.V.", Description: "Salaris december 2023", Counterparty: "NL44TEST0000000004", BankID: "10000000000002", Source: 9},
 				}},
-				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: bal("2024-01-02", 1087660), Closing: bal("2024-01-02", 1092660), Lines: []Line{
+				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: balAt("2024-01-02", 1087660), Closing: balAt("2024-01-02", 1092660), Lines: []Line{
 					{Date: "2023-12-31", ValueDate: "2024-01-01", Amount: 5000, Decimals: 2, Description: "Correctie rente 2023", Source: 22},
 				}},
 			},
@@ -49,7 +49,7 @@ func TestMT940Testdata(t *testing.T) {
 			// split over two messages by :62M:/:60M: that reads as one.
 			file: "abnamro-intermediate.sta",
 			want: []Statement{
-				{Format: FormatMT940, Account: "123456789", Currency: "EUR", Opening: bal("2023-06-01", 500000), Closing: bal("2023-06-03", 500000), Lines: []Line{
+				{Format: FormatMT940, Account: "123456789", Currency: "EUR", Opening: balAt("2023-06-01", 500000), Closing: balAt("2023-06-03", 500000), Lines: []Line{
 					{Date: "2023-06-01", ValueDate: "2023-06-01", Amount: -9000, Decimals: 0, Description: "BEA NR:TEST01 01.06.23/10.00 FICTIEVE SUPERMARKT AMSTERDAM,PAS001", Source: 8},
 					{Date: "2023-06-02", ValueDate: "2023-06-01", Amount: -11800, Decimals: 1, Description: "GIRO 7654321 FICTIEVE ENERGIE NV BETALINGSKENM. 1234567 KLANTNUMMER 998877 JUNI 2023", Source: 10},
 					{Date: "2023-06-03", ValueDate: "2023-06-03", Amount: 20800, Decimals: 2, Description: "GIRO 1234567 FICTIEF FONDS TERUGGAAF", Source: 23},
@@ -60,7 +60,7 @@ func TestMT940Testdata(t *testing.T) {
 			// A German bank's ?-subfields, with the SEPA purpose's SVWZ+ part as description.
 			file: "german.sta",
 			want: []Statement{
-				{Format: FormatMT940, Account: "10020030/0123456789", Currency: "EUR", Opening: bal("2023-05-15", 1234560), Closing: bal("2023-05-15", 1188890), Lines: []Line{
+				{Format: FormatMT940, Account: "10020030/0123456789", Currency: "EUR", Opening: balAt("2023-05-15", 1234560), Closing: balAt("2023-05-15", 1188890), Lines: []Line{
 					{Date: "2023-05-15", ValueDate: "2023-05-15", Amount: -45670, Decimals: 2, Payee: "Fiktive Stadtwerke GmbH", Description: "Stromabschlag Mai 2023 Kundennr 4711", Counterparty: "DE00TEST00000000000001", BankID: "TEST00001", Source: 5},
 				}},
 			},
@@ -69,7 +69,7 @@ func TestMT940Testdata(t *testing.T) {
 			// Windows-1252 with CR LF; a debit opening balance.
 			file: "latin1-crlf.sta",
 			want: []Statement{
-				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: bal("2023-07-01", -10000), Closing: bal("2023-07-01", 20000), Lines: []Line{
+				{Format: FormatMT940, Account: acct, Currency: "EUR", Opening: balAt("2023-07-01", -10000), Closing: balAt("2023-07-01", 20000), Lines: []Line{
 					{Date: "2023-07-01", ValueDate: "2023-07-01", Amount: 30000, Decimals: 2, Description: "Terugbetaling café De Fictieve Hoek € 30", Source: 5},
 				}},
 			},
@@ -124,25 +124,25 @@ func TestMT940Inline(t *testing.T) {
 		{
 			name:    "a statement without lines",
 			text:    head + ":62F:C230101EUR10,00\n",
-			closing: bal("2023-01-01", 10000),
+			closing: balAt("2023-01-01", 10000),
 		},
 		{
 			name:    "an amount of three decimals is exact",
 			text:    head + ":61:230101D1,005NMSCNONREF\n:62F:C230101EUR8,995\n",
 			lines:   []Line{{Date: "2023-01-01", ValueDate: "2023-01-01", Amount: -1005, Decimals: 3, Source: 5}},
-			closing: bal("2023-01-01", 8995),
+			closing: balAt("2023-01-01", 8995),
 		},
 		{
 			name:    "more decimals of zeros are exact",
 			text:    head + ":61:230101D1,00000NMSCNONREF\n:62F:C230101EUR9,00\n",
 			lines:   []Line{{Date: "2023-01-01", ValueDate: "2023-01-01", Amount: -1000, Decimals: 5, Source: 5}},
-			closing: bal("2023-01-01", 9000),
+			closing: balAt("2023-01-01", 9000),
 		},
 		{
 			name:    "a leap day exists in 2024",
 			text:    head + ":61:2402290229C1,00NMSCNONREF\n:62F:C240229EUR11,00\n",
 			lines:   []Line{{Date: "2024-02-29", ValueDate: "2024-02-29", Amount: 1000, Decimals: 2, Source: 5}},
-			closing: bal("2024-02-29", 11000),
+			closing: balAt("2024-02-29", 11000),
 		},
 		{
 			name: "a leap day does not in 2023",
@@ -200,7 +200,7 @@ func TestMT940Inline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []Statement{{Format: FormatMT940, Account: "NL00TEST0123456789", Currency: "EUR", Opening: bal("2023-01-01", 10000), Closing: tt.closing, Lines: tt.lines}}
+			want := []Statement{{Format: FormatMT940, Account: "NL00TEST0123456789", Currency: "EUR", Opening: balAt("2023-01-01", 10000), Closing: tt.closing, Lines: tt.lines}}
 			compareStatements(t, got, want)
 		})
 	}
@@ -261,6 +261,55 @@ func TestMT940Dutch(t *testing.T) {
 			if l.Payee != tt.payee || l.Description != tt.description || l.Counterparty != tt.counterpty {
 				t.Errorf("got payee %q, description %q, counterparty %q; want %q, %q, %q", l.Payee, l.Description, l.Counterparty, tt.payee, tt.description, tt.counterpty)
 			}
+		})
+	}
+}
+
+// TestMT940Statements checks where statements start and end: a :60F: after a :62F: with no :20:
+// between starts the account's next statement; a :62M:/:60M: pair continues a statement only
+// for the same account.
+func TestMT940Statements(t *testing.T) {
+	line := func(src int, amount int64) Line {
+		return Line{Date: "2023-01-02", ValueDate: "2023-01-02", Amount: amount, Decimals: 2, Source: src}
+	}
+	tests := []struct {
+		name string
+		text string
+		want []Statement
+	}{
+		{
+			name: "no :20: between two statements",
+			text: ":20:X\n:25:NL00TEST0123456789\n:60F:C230101EUR10,00\n:62F:C230101EUR10,00\n:60F:C230101EUR10,00\n:61:230102D1,00NMSCX\n:62F:C230102EUR9,00\n",
+			want: []Statement{
+				{Format: FormatMT940, Account: "NL00TEST0123456789", Currency: "EUR", Opening: balAt("2023-01-01", 10000), Closing: balAt("2023-01-01", 10000)},
+				{Format: FormatMT940, Account: "NL00TEST0123456789", Currency: "EUR", Opening: balAt("2023-01-01", 10000), Closing: balAt("2023-01-02", 9000), Lines: []Line{line(6, -1000)}},
+			},
+		},
+		{
+			name: "an intermediate pair of another account",
+			text: ":20:X\n:25:NL00TEST0000000001\n:60F:C230101EUR10,00\n:62M:C230101EUR10,00\n-\n:20:Y\n:25:NL00TEST0000000002\n:60M:C230101EUR10,00\n:61:230102C1,00NMSCX\n:62F:C230102EUR11,00\n-\n",
+			want: []Statement{
+				{Format: FormatMT940, Account: "NL00TEST0000000001", Currency: "EUR", Opening: balAt("2023-01-01", 10000), Closing: balAt("2023-01-01", 10000)},
+				{Format: FormatMT940, Account: "NL00TEST0000000002", Currency: "EUR", Opening: balAt("2023-01-01", 10000), Closing: balAt("2023-01-02", 11000), Lines: []Line{line(9, 1000)}},
+			},
+		},
+		{
+			name: "three parts of one statement",
+			text: ":20:X\n:25:NL00TEST0000000001\n:60F:C230101EUR10,00\n:61:230102C1,00NMSCX\n:62M:C230102EUR11,00\n" +
+				":20:X\n:25:NL00TEST0000000001\n:60M:C230102EUR11,00\n:61:230102C1,00NMSCX\n:62M:C230102EUR12,00\n" +
+				":20:X\n:25:NL00TEST0000000001\n:60M:C230102EUR12,00\n:61:230102D1,00NMSCX\n:62F:C230102EUR11,00\n",
+			want: []Statement{
+				{Format: FormatMT940, Account: "NL00TEST0000000001", Currency: "EUR", Opening: balAt("2023-01-01", 10000), Closing: balAt("2023-01-02", 11000), Lines: []Line{line(4, 1000), line(9, 1000), line(14, -1000)}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.text), FormatMT940, CSVOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareStatements(t, got, tt.want)
 		})
 	}
 }

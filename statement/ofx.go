@@ -12,7 +12,8 @@ import (
 // end tags on some leaves in SGML, lower-case names, stray end tags. So the reader is tolerant:
 // an element followed by text is a leaf holding that text (its end tag, if any, is consumed); an
 // element followed by a tag is an aggregate when the file closes an element of that name
-// somewhere or it is one of the aggregates read here, and an empty leaf otherwise.
+// somewhere or it is one of the aggregates read here, and an empty leaf otherwise; an
+// aggregate the file never closes ends where the next one of its name starts.
 //
 // github.com/aclindsa/ofxgo was considered and not used: it cannot say on which line a
 // transaction starts (Line.Source), refuses a whole file for one value outside its enums or a
@@ -201,6 +202,16 @@ func ofxTree(toks []ofxToken) (*ofxNode, error) {
 		t := toks[i]
 		switch t.kind {
 		case ofxStart:
+			if ofxAggregates[t.name] && !closes[t.name] {
+				// An aggregate the file never closes ends where the next of its name starts:
+				// its siblings do not nest inside it.
+				for j := len(stack) - 1; j > 0; j-- {
+					if stack[j].name == t.name {
+						stack = stack[:j]
+						break
+					}
+				}
+			}
 			n := &ofxNode{name: t.name, line: t.line}
 			top().kids = append(top().kids, n)
 			next := i + 1
@@ -419,5 +430,5 @@ func ofxDate(s string) (string, bool) {
 	if !ok1 || !ok2 || !ok3 {
 		return "", false
 	}
-	return validDate(y, m, d)
+	return civilDate(y, m, d)
 }

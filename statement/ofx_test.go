@@ -16,12 +16,12 @@ func TestOFXTestdata(t *testing.T) {
 			// repeats the NAME, an empty BANKTRANLIST.
 			file: "sgml-two-accounts.ofx",
 			want: []Statement{
-				{Format: FormatOFX, Account: "NL00TEST0123456789", Currency: "EUR", Closing: bal("2023-06-10", 1734550), Lines: []Line{
+				{Format: FormatOFX, Account: "NL00TEST0123456789", Currency: "EUR", Closing: balAt("2023-06-10", 1734550), Lines: []Line{
 					{Date: "2023-06-02", ValueDate: "2023-06-03", Amount: -12500, Decimals: 1, Payee: "Café & Bar De Test", Description: "Pinbetaling 02-06", BankID: "T-0001", Source: 39},
 					{Date: "2023-06-05", Amount: 1250000, Decimals: 2, Payee: "Fictief Uitzendbureau", Description: "Loon mei", Counterparty: "NL55TEST0000000005", BankID: "T-0002", Source: 48},
 					{Date: "2023-06-10", Amount: -2950, Decimals: 2, Payee: "Kosten betaalpakket", BankID: "T-0003", Source: 67},
 				}},
-				{Format: FormatOFX, Account: "NL66TEST0000000006", Currency: "EUR", Closing: bal("2023-06-10", 5000000)},
+				{Format: FormatOFX, Account: "NL66TEST0000000006", Currency: "EUR", Closing: balAt("2023-06-10", 5000000)},
 			},
 		},
 		{
@@ -30,7 +30,7 @@ func TestOFXTestdata(t *testing.T) {
 			// the statement's currency still).
 			file: "xml-creditcard.qfx",
 			want: []Statement{
-				{Format: FormatOFX, Account: "4000000000000002", Currency: "USD", Closing: bal("2023-06-30", -1234560), Lines: []Line{
+				{Format: FormatOFX, Account: "4000000000000002", Currency: "USD", Closing: balAt("2023-06-30", -1234560), Lines: []Line{
 					{Date: "2023-06-03", Amount: -45100, Decimals: 2, Payee: "FICTIONAL BOOKSHOP", Description: "Books & maps", BankID: "2023060300001", Source: 22},
 					{Date: "2023-06-20", Amount: 300000, Decimals: 2, Payee: "PAYMENT THANK YOU", BankID: "2023062000002", Source: 33},
 					{Date: "2023-06-29", Amount: -12345, Decimals: 3, Payee: "FOREIGN FEE", Description: "Currency <conversion>", BankID: "2023062900003", Source: 41},
@@ -130,4 +130,18 @@ func TestOFXDate(t *testing.T) {
 			t.Errorf("ofxDate(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
 		}
 	}
+}
+
+// TestOFXUnclosedAggregates reads an SGML file that closes no STMTTRN: each one ends where the
+// next starts, so none is lost inside another.
+func TestOFXUnclosedAggregates(t *testing.T) {
+	text := "<OFX><STMTRS><CURDEF>EUR<BANKTRANLIST>\n<STMTTRN><DTPOSTED>20230101<TRNAMT>-1.00<FITID>A\n<STMTTRN><DTPOSTED>20230102<TRNAMT>2.00<FITID>B\n</BANKTRANLIST></STMTRS></OFX>"
+	got, err := Parse([]byte(text), FormatAuto, CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareStatements(t, got, []Statement{{Format: FormatOFX, Currency: "EUR", Lines: []Line{
+		{Date: "2023-01-01", Amount: -1000, Decimals: 2, BankID: "A", Source: 2},
+		{Date: "2023-01-02", Amount: 2000, Decimals: 2, BankID: "B", Source: 3},
+	}}})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // formatsRead ends every error that says a file is not a statement, so that whoever reads it
@@ -13,8 +14,9 @@ import (
 const formatsRead = "avenir reads CSV, OFX (1.x SGML and 2.x XML, QFX), CAMT.053 and MT940 statements"
 
 // Parse reads a statement file of format f (FormatAuto: told by content, never by name). The
-// bytes may be UTF-8 (with or without a byte-order mark), UTF-16 with a byte-order mark, or
-// Windows-1252/Latin-1; a parser sees UTF-8 with "\n" line ends. o matters only to a CSV.
+// bytes may be UTF-8 (with or without a byte-order mark), UTF-16 (with a byte-order mark, or
+// without one when the text starts with an ASCII character), or Windows-1252/Latin-1; a parser
+// sees UTF-8 with "\n" line ends. o matters only to a CSV.
 //
 // Every error is an *Error, which names a line (and for a CSV a column, for XML an element) but
 // never quotes what the file holds.
@@ -114,7 +116,8 @@ func detect(text []byte) (Format, error) {
 const xmlDetectElements = 8
 
 // detectXML tells OFX 2.x (its <?OFX?> instruction or <OFX> root) from ISO 20022 documents by
-// their first elements, without reading the whole file. SGML OFX, which is not XML, is read far
+// their first elements (an envelope around a Document is read through), without reading the
+// whole file. SGML OFX, which is not XML, is read far
 // enough for its <OFX> root too.
 func detectXML(head []byte) (Format, error) {
 	d := xml.NewDecoder(bytes.NewReader(head))
@@ -141,13 +144,11 @@ func detectXML(head []byte) (Format, error) {
 				return "", &Error{Msg: "the file is an ISO 20022 account report (camt.052), not a statement: " + formatsRead + " (for ISO 20022, camt.053)"}
 			case "BkToCstmrDbtCdtNtfctn":
 				return "", &Error{Msg: "the file is an ISO 20022 debit/credit notification (camt.054), not a statement: " + formatsRead + " (for ISO 20022, camt.053)"}
-			case "Document":
-			default:
-				return "", &Error{Msg: "the file is XML but neither OFX nor CAMT.053: " + formatsRead}
 			}
+			// Document, or a wrapper around it: read on.
 		}
 	}
-	return "", &Error{Msg: "the file starts as XML but is neither OFX nor CAMT.053: " + formatsRead}
+	return "", &Error{Msg: "the file is XML but neither OFX nor CAMT.053: " + formatsRead}
 }
 
 // identityCharset is the xml.Decoder's CharsetReader: decodeText has made the text UTF-8
@@ -215,9 +216,9 @@ func digitsOnly(s string) bool {
 	return true
 }
 
-// validDate returns y-m-d as YYYY-MM-DD when that day exists (no 31 April, no 29 February
+// civilDate returns y-m-d as YYYY-MM-DD when that day exists (no 31 April, no 29 February
 // outside leap years).
-func validDate(y, m, d int) (string, bool) {
+func civilDate(y, m, d int) (string, bool) {
 	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31 {
 		return "", false
 	}
@@ -257,10 +258,13 @@ func isoDatePrefix(s string) (string, bool) {
 	if !ok1 || !ok2 || !ok3 {
 		return "", false
 	}
-	return validDate(y, m, d)
+	return civilDate(y, m, d)
 }
 
-// oneSpaced trims s and collapses every run of white space in it to one space.
+// oneSpaced trims s and collapses every run of white space in it to one space; control
+// characters (a tab, a stray C1 byte of Windows-1252) count as white space.
 func oneSpaced(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
 }

@@ -38,7 +38,8 @@ func TestDetect(t *testing.T) {
 		{"a Document of another kind", []byte(`<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn/></Document>`), "", "neither OFX nor CAMT.053"},
 		{"camt.052", []byte(`<Document><BkToCstmrAcctRpt/></Document>`), "", "account report (camt.052)"},
 		{"camt.054", []byte(`<Document><BkToCstmrDbtCdtNtfctn/></Document>`), "", "notification (camt.054)"},
-		{"XML cut short", []byte(`<?xml version="1.0"?><Docu`), "", "starts as XML but is neither"},
+		{"XML cut short", []byte(`<?xml version="1.0"?><Docu`), "", "the file is XML but neither OFX nor CAMT.053"},
+		{"CAMT.053 in an envelope", []byte(`<Envelope><Body><Document><BkToCstmrStmt/></Document></Body></Envelope>`), FormatCAMT, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,9 +212,9 @@ func TestDates(t *testing.T) {
 		{0, 1, 1, ""},
 	}
 	for _, tt := range valid {
-		got, ok := validDate(tt.y, tt.m, tt.d)
+		got, ok := civilDate(tt.y, tt.m, tt.d)
 		if got != tt.want || ok != (tt.want != "") {
-			t.Errorf("validDate(%d, %d, %d) = %q, %v; want %q", tt.y, tt.m, tt.d, got, ok, tt.want)
+			t.Errorf("civilDate(%d, %d, %d) = %q, %v; want %q", tt.y, tt.m, tt.d, got, ok, tt.want)
 		}
 	}
 	iso := []struct{ in, want string }{

@@ -46,3 +46,18 @@ func TestDecodeText(t *testing.T) {
 		})
 	}
 }
+
+func TestOneSpaced(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"  a  b\tc\n", "a b c"},
+		{"a\x01b\u0081c\u00A0d", "a b c d"},
+		{"", ""},
+		{"\x00\x1f", ""},
+		{"één € twee", "één € twee"},
+	}
+	for _, tt := range tests {
+		if got := oneSpaced(tt.in); got != tt.want {
+			t.Errorf("oneSpaced(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
