@@ -34,6 +34,7 @@ var toolArgs = map[string]reflect.Type{
 	"create_category":              reflect.TypeFor[createCategoryIn](),
 	"create_transactions":          reflect.TypeFor[createTransactionsIn](),
 	"reconcile_account":            reflect.TypeFor[reconcileAccountIn](),
+	"import_statement":             reflect.TypeFor[importStatementIn](),
 	"split_transaction":            reflect.TypeFor[splitTransactionIn](),
 	"undo_operation":               reflect.TypeFor[undoOperationIn](),
 	"approve_transactions":         reflect.TypeFor[approveTransactionsIn](),

@@ -89,6 +89,7 @@ type envOptions struct {
 	answeredByTransport bool                           // as on stdio, with no answer ever written: no write counts as answered unless a test says so
 	afterAnswer         func(mcp.Request, func()) bool // Deps.AfterAnswer, when not answeredByTransport
 	sample              sandbox.Sample                 // the sandbox's plan; the zero value is the standard sample
+	statementDirs       []string                       // Deps.StatementDirs
 }
 
 func newEnv(t testing.TB, o envOptions) *testEnv {
@@ -114,7 +115,7 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 		t.Fatal(err)
 	}
 	deps := Deps{YNAB: e.client, Confirm: asker, Journal: j, ReadOnly: o.readOnly,
-		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test", AfterAnswer: o.afterAnswer}
+		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test", AfterAnswer: o.afterAnswer, StatementDirs: o.statementDirs}
 	if o.answeredByTransport {
 		deps.AfterAnswer = func(mcp.Request, func()) bool { return true } // the answer never goes out
 	}

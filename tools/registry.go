@@ -66,6 +66,7 @@ var allTools = []toolEntry{
 	entry(&createTransactionsTool, (*handlers).createTransactions),
 	entry(&reconcileAccountTool, (*handlers).reconcileAccount),
 	entry(&importTransactionsTool, (*handlers).importTransactions),
+	entry(&importStatementTool, (*handlers).importStatement),
 
 	// Scheduled transactions, payees, accounts and groups.
 	entry(&createScheduledTransactionTool, (*handlers).createScheduledTransaction),

@@ -45,6 +45,9 @@ type Deps struct {
 	// unanswered, and the client's identical retry is recognised. Nil, or false, means the answer
 	// counts as given when the handler returns (over HTTP).
 	AfterAnswer func(req mcp.Request, fn func()) bool
+	// StatementDirs are the folders import_statement may read files from
+	// (AVENIR_MCP_STATEMENT_DIRS; the person's Downloads folder by default). None: no file.
+	StatementDirs []string
 }
 
 // handlers carries the dependencies of every tool handler.

@@ -30,7 +30,7 @@ func TestToolSurface(t *testing.T) {
 		"update_category", "create_category", "create_transactions", "reconcile_account", "split_transaction", "undo_operation",
 		"create_category_group", "update_category_group", "update_transactions",
 		"delete_transactions", "create_scheduled_transaction", "update_scheduled_transaction", "delete_scheduled_transaction",
-		"rename_payee", "merge_payees", "create_account"}
+		"rename_payee", "merge_payees", "create_account", "import_statement"}
 	unconfirmed := []string{"approve_transactions", "import_transactions"}
 	var names []string
 	for _, tool := range res.Tools {

@@ -129,6 +129,11 @@ func TestRefusals(t *testing.T) {
 	applied := func(chs ...journal.Change) journal.Operation {
 		return journal.Operation{ID: "1", Tool: "some_tool", Status: journal.StatusApplied, Changes: chs}
 	}
+	unasked := func(chs ...journal.Change) journal.Operation {
+		op := applied(chs...)
+		op.ConfirmedVia = "none"
+		return op
+	}
 	month := journal.Change{Kind: journal.KindMonthCategory, ID: "c", Month: "2026-11-01", Before: raw(`{"budgeted":0}`), After: raw(`{"budgeted":1000}`)}
 	tests := []struct {
 		name string
@@ -140,8 +145,10 @@ func TestRefusals(t *testing.T) {
 		{"a created account", applied(journal.Change{Kind: journal.KindNewAccount, ID: "a", After: raw(`{"name":"Kluis"}`)}), "cannot delete or close an account"},
 		{"a split", applied(journal.Change{Kind: journal.KindTransaction, ID: "t",
 			Before: raw(`{"category_id":"c"}`), After: raw(`{"category_id":null,"subtransactions":[{"amount":-1000},{"amount":-2000}]}`)}), "only YNAB can"},
-		{"a bank import", applied(journal.Change{Kind: journal.KindNewTransaction, ID: "t",
+		{"a bank import", unasked(journal.Change{Kind: journal.KindNewTransaction, ID: "t",
 			After: raw(`{"amount":-86400,"import_id":"YNAB:-86400:2026-11-27:1"}`)}), "imported transactions from the bank; an import cannot be undone"},
+		{"a statement's line the person confirmed", applied(journal.Change{Kind: journal.KindNewTransaction, ID: "t",
+			After: raw(`{"amount":-86400,"import_id":"YNAB:-86400:2026-11-27:1"}`)}), ""},
 		{"an import whose fields were not read back", applied(journal.Change{Kind: journal.KindNewTransaction, ID: "t", Label: "t"}), "the journal does not hold what it entered"},
 		{"a schedule deleted that repeats every 3 months", applied(journal.Change{Kind: journal.KindDeletedScheduled, Label: "Smash", Before: raw(`{"frequency":"every3Months"}`)}),
 			"cannot create it again: it repeats every3Months, and the API writes only never, daily, weekly, monthly, yearly"},

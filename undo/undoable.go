@@ -33,7 +33,7 @@ func Refusal(op journal.Operation) error {
 		if ch.Outcome == journal.OutcomeNotApplied || ch.EnteredBy != "" {
 			continue // not in YNAB, or another operation's
 		}
-		if why := irreversible(ch); why != "" {
+		if why := irreversible(ch, op.ConfirmedVia); why != "" {
 			return fmt.Errorf("operation %s %s", op.ID, why)
 		}
 	}
@@ -42,7 +42,7 @@ func Refusal(op journal.Operation) error {
 
 // irreversible says what ch did that YNAB's API cannot take back, and what to do instead, or
 // returns "" when undo can reverse it.
-func irreversible(ch journal.Change) string {
+func irreversible(ch journal.Change, confirmedVia string) string {
 	switch ch.Kind {
 	case journal.KindNewCategory:
 		return "created a category, and YNAB's API has no way to delete or hide a category: hide or delete it in YNAB yourself (category settings)"
@@ -58,7 +58,10 @@ func irreversible(ch journal.Change) string {
 		switch {
 		case len(ch.After) == 0:
 			return fmt.Sprintf("entered %s, but the journal does not hold what it entered, so avenir cannot tell whether it was changed since; delete it in YNAB if you must", ch.Label)
-		case importedByYNAB(ch.After):
+		case importedByYNAB(ch.After) && confirmedVia == "none":
+			// YNAB brought it in from a linked bank, unasked by the person (import_transactions).
+			// A bank statement's lines avenir entered with the same form of import id, as the
+			// person confirmed (import_statement), are avenir's own to delete.
 			return "imported transactions from the bank; an import cannot be undone (delete imported transactions in YNAB if you must)"
 		}
 	case journal.KindDeletedScheduled:
@@ -82,7 +85,8 @@ func sets(fields json.RawMessage, field string) bool {
 // importedByYNAB says whether a transaction entered with these fields came from the bank: YNAB
 // gives what its Direct Import and File Based Import bring in an import_id of the form
 // "YNAB:[milliunit_amount]:[iso_date]:[occurrence]" (YNAB's OpenAPI spec, import_id of
-// SaveTransaction; ../shared/reference/ynab-openapi-1.86.yaml), and avenir enters none with it.
+// SaveTransaction; ../shared/reference/ynab-openapi-1.86.yaml). avenir gives that form only to
+// the lines of a bank statement it enters, after the person confirmed them.
 func importedByYNAB(fields json.RawMessage) bool {
 	var f struct {
 		ImportID *string `json:"import_id"`

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
@@ -19,11 +21,15 @@ var sandboxUsage = `Usage:
                        [--rate-limit N] [--fault RULE]... [--export-cost D] [--allow-remote]
                        [--oauth-client ID:SECRET[:REDIRECT_URI]]...
   avenir sandbox reset [--state FILE] [--sample NAME]
+  avenir sandbox statements DIR
 
 serve runs the YNAB API emulator with its sample plan on its own, for any YNAB client: it prints
 its base URL (like http://127.0.0.1:8765/v1), logs each request on stderr, and saves its state
 when stopped (Ctrl-C). reset restores the sample plan in the state file; stop a running sandbox
-on the same file first, or it writes its own state back.
+on the same file first, or it writes its own state back. statements writes the sample's bank
+statements for its Betaalrekening into DIR (made if need be), dated by today as the sample is:
+ING's CSV, OFX, CAMT.053 and MT940, for import_statement to try (put DIR in
+AVENIR_MCP_STATEMENT_DIRS, or write them into your Downloads folder).
 
 Flags:
   --addr ADDR        where to listen (default 127.0.0.1:8765; port 0 picks a free one)
@@ -88,6 +94,8 @@ func runSandbox(ctx context.Context, args []string, e env) error {
 		return sandboxServe(ctx, args[1:], e)
 	case "reset":
 		return sandboxReset(args[1:], e)
+	case "statements":
+		return sandboxStatements(args[1:], e)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, sandboxUsage)
 		return errHelp
@@ -195,6 +203,32 @@ func sandboxReset(args []string, e env) error {
 		return fmt.Errorf("sandbox reset: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "The sandbox's %s sample plan is restored in %s.\n", sb.Sample(), path)
+	return nil
+}
+
+// sandboxStatements writes the sample's statements into the folder args names.
+func sandboxStatements(args []string, e env) error {
+	fs := sandboxFlags("sandbox statements", e)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("sandbox statements: %v", err)
+	}
+	if fs.NArg() != 1 {
+		return usagef("sandbox statements: give the folder to write them into, and nothing else")
+	}
+	dir := fs.Arg(0)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("sandbox statements: %w", err)
+	}
+	for _, s := range sandbox.SampleStatements(time.Now()) {
+		path := filepath.Join(dir, s.Name)
+		if err := os.WriteFile(path, s.Data, 0o644); err != nil {
+			return fmt.Errorf("sandbox statements: %w", err)
+		}
+		fmt.Fprintf(e.stdout, "%s (%s)\n", path, s.Format)
+	}
 	return nil
 }
 

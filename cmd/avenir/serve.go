@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -135,6 +137,8 @@ func runServe(ctx context.Context, args []string, e env) error {
 		ReadOnly:    e.getenv("AVENIR_MCP_READ_ONLY") == "1",
 		Logger:      log,
 		Version:     version,
+
+		StatementDirs: statementDirs(e.getenv),
 	}
 	recoverJournal(ctx, j, deps, log)
 	if httpOpts.addr != "" {
@@ -222,4 +226,26 @@ func recoverJournal(ctx context.Context, j *journal.Journal, d tools.Deps, log *
 	if err != nil {
 		log.Warn("journal: some unfinished operations could not be resolved yet; they stay prepared", "err", err)
 	}
+}
+
+// statementDirs are the folders import_statement may read statement files from:
+// AVENIR_MCP_STATEMENT_DIRS, a path list, or else the person's Downloads folder.
+func statementDirs(getenv func(string) string) []string {
+	if v := getenv("AVENIR_MCP_STATEMENT_DIRS"); strings.TrimSpace(v) != "" {
+		var dirs []string
+		for _, d := range filepath.SplitList(v) {
+			if d = strings.TrimSpace(d); d != "" {
+				dirs = append(dirs, d)
+			}
+		}
+		return dirs
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return nil
+		}
+	}
+	return []string{filepath.Join(home, "Downloads")}
 }
