@@ -1,12 +1,14 @@
 package confirm
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -62,7 +64,8 @@ var (
 	ErrCannotAsk     = errors.New("This client cannot ask the user to confirm (it does not support MCP form elicitation), and this server accepts only the user's own answer (AVENIR_MCP_REQUIRE_ELICITATION=1). Nothing was changed; use a client that supports elicitation, or unset the variable.")
 )
 
-// Options configures an Asker. A zero Clock or Rand takes the production default.
+// Options configures an Asker. A zero Clock, Rand, Store, Key or Logger takes the default, which
+// is what a single avenir on one machine wants.
 type Options struct {
 	// RequireElicitation (AVENIR_MCP_REQUIRE_ELICITATION=1) lets only the user's own
 	// answer in the client confirm: no codes, and a dismissed question is declined.
@@ -72,37 +75,56 @@ type Options struct {
 	// question (they decline or drop it, and every write would fail without the user
 	// ever seeing why). It contradicts RequireElicitation; New refuses the pair.
 	AlwaysCode bool
-	// Clock is read for code and state lifetimes; only its monotonic reading
-	// counts, so a wall-clock jump changes nothing. Default time.Now.
+	// Clock is read for the lifetimes of codes, states and cards' tokens. Default time.Now.
+	// Without a Store only its monotonic reading counts, so a wall-clock jump changes
+	// nothing; with a Store only its wall-clock reading counts (see Store).
 	Clock func() time.Time
-	// Rand supplies codes, nonces and the sealing key. Default crypto/rand.
+	// Rand supplies codes, nonces, cards' tokens and, without a Key, the sealing key.
+	// Default crypto/rand.
 	Rand io.Reader
+	// Store keeps the live single-use tokens. Default: a MemoryStore of this Asker's own, so
+	// a restart forgets every one. A Store given here may be shared by instances on several
+	// machines (hosted avenir keeps it in PostgreSQL), where a monotonic reading means
+	// nothing: the Asker then counts every lifetime, its tickets' and its sealed states', on
+	// the wall clock, and the instances' clocks must agree to well within the 600 s (NTP).
+	Store Store
+	// Key seals request states: at least 32 bytes, the same on every instance that must open
+	// another's states ([DeriveKey] makes it from AVENIR_MCP_SECRET_KEY). Default: 32 bytes
+	// drawn from Rand, so a restart voids every state.
+	Key []byte
+	// Logger is told why a Store failed; the error the caller gets says only that it did.
+	// Default slog.Default().
+	Logger *slog.Logger
 }
 
-// Asker decides, for each write, whether it may go ahead. It keeps the codes and
-// the unanswered states in memory and is safe for concurrent use.
+// Asker decides, for each write, whether it may go ahead. It keeps the live codes,
+// unanswered states' nonces and cards' tokens in its Store and is safe for concurrent use.
 type Asker struct {
 	requireElicitation bool
 	alwaysCode         bool
 	clock              func() time.Time
-	epoch              time.Time // sealed expiries count from here, so they follow the monotonic clock
-	key                []byte    // seals request states; drawn at New, so a restart voids them all
+	// wall: lifetimes count on the wall clock, because the store may be shared across
+	// machines; else on the monotonic clock, and sealed expiries count from epoch.
+	wall  bool
+	epoch time.Time
+	key   []byte // seals request states
+	store Store  // live token hash → what it confirms
+	log   *slog.Logger
 
-	mu     sync.Mutex // guards rand (a caller's reader need not be concurrency-safe), codes and states
-	rand   io.Reader
-	codes  *ledger // confirmation code → what it confirms
-	states *ledger // nonce of each unanswered sealed state → what it confirms
-
-	cards      map[string]cardTicket // card token → the call it confirms
-	cardsSwept time.Time
+	mu   sync.Mutex // guards rand: a caller's reader need not be safe for concurrent use
+	rand io.Reader
 }
 
 // ErrContradictoryModes is New's answer to RequireElicitation with AlwaysCode: one
 // accepts only the user's own answer in the client, the other never asks there.
 var ErrContradictoryModes = errors.New("AVENIR_MCP_CONFIRM=code and AVENIR_MCP_REQUIRE_ELICITATION=1 contradict each other: the first confirms every change by a code the agent passes back, the second refuses codes and accepts only the user's own answer in the client. Unset one of them")
 
-// New returns an Asker with a fresh sealing key drawn from opts.Rand. A new Asker
-// (a restart) invalidates every request state and code issued before.
+// ErrShortKey is New's answer to an Options.Key shorter than 32 bytes.
+var ErrShortKey = errors.New("the key that seals confirmation state must be at least 32 bytes")
+
+// New returns an Asker. With the defaults it draws a fresh sealing key from opts.Rand and
+// keeps its tokens in memory, so a new Asker (a restart) invalidates every request state,
+// code and card issued before; Askers given one Store and one Key redeem each other's.
 func New(opts Options) (*Asker, error) {
 	if opts.RequireElicitation && opts.AlwaysCode {
 		return nil, ErrContradictoryModes
@@ -112,10 +134,9 @@ func New(opts Options) (*Asker, error) {
 		alwaysCode:         opts.AlwaysCode,
 		clock:              opts.Clock,
 		rand:               opts.Rand,
-		key:                make([]byte, keyBytes),
-		codes:              newLedger(),
-		states:             newLedger(),
-		cards:              map[string]cardTicket{},
+		store:              opts.Store,
+		wall:               opts.Store != nil,
+		log:                opts.Logger,
 	}
 	if a.clock == nil {
 		a.clock = time.Now
@@ -123,11 +144,35 @@ func New(opts Options) (*Asker, error) {
 	if a.rand == nil {
 		a.rand = rand.Reader
 	}
-	if _, err := io.ReadFull(a.rand, a.key); err != nil {
-		return nil, fmt.Errorf("drawing the key that seals confirmation state: %w", err)
+	if a.store == nil {
+		a.store = NewMemoryStore()
 	}
-	a.epoch = a.clock()
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	switch {
+	case opts.Key == nil:
+		a.key = make([]byte, keyBytes)
+		if _, err := io.ReadFull(a.rand, a.key); err != nil {
+			return nil, fmt.Errorf("drawing the key that seals confirmation state: %w", err)
+		}
+	case len(opts.Key) < keyBytes:
+		return nil, fmt.Errorf("%w, not %d", ErrShortKey, len(opts.Key))
+	default:
+		a.key = bytes.Clone(opts.Key)
+	}
+	a.epoch = a.now()
 	return a, nil
+}
+
+// now reads the clock as the Asker counts time: with the monotonic reading when its tokens
+// stay in this process, without it when they may be read on another machine.
+func (a *Asker) now() time.Time {
+	t := a.clock()
+	if a.wall {
+		return t.Round(0)
+	}
+	return t
 }
 
 // Question is one write waiting for confirmation.
@@ -193,19 +238,19 @@ func (a *Asker) Ask(ctx context.Context, req *mcp.CallToolRequest, q Question) (
 	}
 	switch {
 	case req.Params.RequestState != "":
-		return a.answer(req, q, fp)
+		return a.answer(ctx, req, q, fp)
 	case q.Confirmation != "":
-		return a.redeemCode(q, fp)
+		return a.redeemCode(ctx, q, fp)
 	default:
-		return a.ask(req, q, fp)
+		return a.ask(ctx, req, q, fp)
 	}
 }
 
 // ask puts the question: as a form when the client can show one (and codes are not
 // forced), else as a code.
-func (a *Asker) ask(req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
+func (a *Asker) ask(ctx context.Context, req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
 	if !a.alwaysCode && formElicitation(req.ClientCapabilities()) {
-		state, err := a.issueState(q, fp)
+		state, err := a.issueState(ctx, q, fp)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -215,7 +260,7 @@ func (a *Asker) ask(req *mcp.CallToolRequest, q Question, fp string) (Decision, 
 		}}, nil
 	}
 	if !a.alwaysCode && RendersApps(req.ClientCapabilities()) {
-		return a.issueCard(req, q, fp) // the person's own click; allowed when only that may confirm
+		return a.issueCard(ctx, req, q, fp) // the person's own click; allowed when only that may confirm
 	}
 	if a.requireElicitation {
 		if speaksMRTR(req) {
@@ -223,17 +268,20 @@ func (a *Asker) ask(req *mcp.CallToolRequest, q Question, fp string) (Decision, 
 		}
 		return Decision{}, ErrCannotAsk
 	}
-	return a.issueCode(q, fp)
+	return a.issueCode(ctx, q, fp)
 }
 
 // answer reads the user's answer to a form, after checking that the sealed state
 // is genuine, live, unspent and still about the same change.
-func (a *Asker) answer(req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
+func (a *Asker) answer(ctx context.Context, req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
 	args, err := argsDigest(q.Args)
 	if err != nil {
 		return Decision{}, err
 	}
-	sealed, ok := a.spendState(req.Params.RequestState, q.Tool, args)
+	sealed, ok, err := a.spendState(ctx, req.Params.RequestState, q.Tool, args)
+	if err != nil {
+		return Decision{}, err
+	}
 	if !ok {
 		return Decision{}, invalidState()
 	}
@@ -244,7 +292,7 @@ func (a *Asker) answer(req *mcp.CallToolRequest, q Question, fp string) (Decisio
 	}
 	res, answered := req.Params.InputResponses[formKey].(*mcp.ElicitResult)
 	if !answered || res == nil {
-		return a.ask(req, q, fp) // no answer: ask again, as the protocol says
+		return a.ask(ctx, req, q, fp) // no answer: ask again, as the protocol says
 	}
 	switch res.Action {
 	case "accept":
@@ -258,7 +306,7 @@ func (a *Asker) answer(req *mcp.CallToolRequest, q Question, fp string) (Decisio
 		if a.requireElicitation {
 			return declined(q, fp, dismissedMessage), nil
 		}
-		return a.issueCode(q, fp)
+		return a.issueCode(ctx, q, fp)
 	default:
 		return declined(q, fp, declinedMessage), nil
 	}
@@ -266,28 +314,34 @@ func (a *Asker) answer(req *mcp.CallToolRequest, q Question, fp string) (Decisio
 
 // redeemCode spends the agent's code and proceeds only if it was live and issued
 // for exactly this change.
-func (a *Asker) redeemCode(q Question, fp string) (Decision, error) {
+// The code is spent even when it does not match, so a wrong guess costs the guesser the code,
+// never gives a second try.
+func (a *Asker) redeemCode(ctx context.Context, q Question, fp string) (Decision, error) {
 	if a.requireElicitation {
 		return Decision{}, ErrCodesDisabled
 	}
-	a.mu.Lock()
-	ok := a.codes.redeem(q.Confirmation, q.Tool, fp, a.clock())
-	a.mu.Unlock()
-	if !ok {
+	if !wellFormed(q.Confirmation, codeBytes) { // never issued, so nothing to spend or look up
+		return Decision{}, ErrCodeRefused
+	}
+	t, ok, err := a.take(ctx, KindCode, q.Confirmation, a.now())
+	if err != nil {
+		return Decision{}, err
+	}
+	if !ok || t.Tool != q.Tool || t.Fingerprint != fp {
 		return Decision{}, ErrCodeRefused
 	}
 	return Decision{Proceed: true, Mode: ModeCode, Fingerprint: fp}, nil
 }
 
-func (a *Asker) issueCode(q Question, fp string) (Decision, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (a *Asker) issueCode(ctx context.Context, q Question, fp string) (Decision, error) {
 	code, err := a.token(codeBytes)
 	if err != nil {
 		return Decision{}, err
 	}
-	now := a.clock()
-	a.codes.add(code, ticket{tool: q.Tool, fingerprint: fp, expires: now.Add(lifetime)}, now)
+	now := a.now()
+	if err := a.add(ctx, KindCode, code, Ticket{Tool: q.Tool, Fingerprint: fp, Expires: now.Add(lifetime)}, now); err != nil {
+		return Decision{}, err
+	}
 	return Decision{Fingerprint: fp, Reply: &Reply{
 		Status:           statusConfirmationRequired,
 		Preview:          q.Preview,
@@ -297,48 +351,69 @@ func (a *Asker) issueCode(q Question, fp string) (Decision, error) {
 	}}, nil
 }
 
-func (a *Asker) issueState(q Question, fp string) (string, error) {
+func (a *Asker) issueState(ctx context.Context, q Question, fp string) (string, error) {
 	args, err := argsDigest(q.Args)
 	if err != nil {
 		return "", err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	nonce, err := a.token(nonceBytes)
 	if err != nil {
 		return "", err
 	}
-	now := a.clock()
-	a.states.add(nonce, ticket{tool: q.Tool, fingerprint: fp, expires: now.Add(lifetime)}, now)
-	return a.seal(claims{
+	now := a.now()
+	expires := now.Add(lifetime)
+	sealed, err := a.seal(claims{
 		Fingerprint: fp,
 		Tool:        q.Tool,
 		Args:        args,
-		Expires:     int64(now.Sub(a.epoch) + lifetime),
+		Expires:     a.stamp(expires),
 		Nonce:       nonce,
 	})
-}
-
-// spendState verifies state and spends its nonce. The nonce goes at the first
-// verified use, whatever the answer turns out to be, so no state counts twice.
-func (a *Asker) spendState(state, tool, args string) (claims, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := a.clock()
-	c, err := a.open(state, tool, args, now)
-	if err != nil || !a.states.redeem(c.Nonce, c.Tool, c.Fingerprint, now) {
-		return claims{}, false
+	if err != nil {
+		return "", err
 	}
-	return c, true
+	if err := a.add(ctx, KindState, nonce, Ticket{Tool: q.Tool, Fingerprint: fp, Args: args, Expires: expires}, now); err != nil {
+		return "", err
+	}
+	return sealed, nil
 }
 
-// token draws n random bytes as base64url without padding. The caller holds mu.
+// spendState verifies state and spends its nonce. The nonce goes at the first verified use,
+// whatever the answer turns out to be, so no state counts twice. ok is false for a state that
+// does not verify or is spent; err is the store's failure.
+func (a *Asker) spendState(ctx context.Context, state, tool, args string) (claims, bool, error) {
+	now := a.now()
+	c, err := a.open(state, tool, args, now)
+	if err != nil {
+		return claims{}, false, nil
+	}
+	t, ok, err := a.take(ctx, KindState, c.Nonce, now)
+	if err != nil || !ok || t.Tool != c.Tool || t.Fingerprint != c.Fingerprint || t.Args != c.Args {
+		return claims{}, false, err
+	}
+	return c, true, nil
+}
+
+// token draws n random bytes as base64url without padding.
 func (a *Asker) token(n int) (string, error) {
 	buf := make([]byte, n)
-	if _, err := io.ReadFull(a.rand, buf); err != nil {
+	a.mu.Lock()
+	_, err := io.ReadFull(a.rand, buf)
+	a.mu.Unlock()
+	if err != nil {
 		return "", fmt.Errorf("drawing a random confirmation token: %w", err)
 	}
 	return b64.EncodeToString(buf), nil
+}
+
+// wellFormed reports whether s could be a token of n random bytes as token makes them, so
+// that what cannot have been issued is refused without asking the store.
+func wellFormed(s string, n int) bool {
+	if len(s) != b64.EncodedLen(n) {
+		return false
+	}
+	_, err := b64.DecodeString(s)
+	return err == nil
 }
 
 func declined(q Question, fp, message string) Decision {

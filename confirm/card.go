@@ -90,56 +90,50 @@ func Answering(ctx context.Context) bool {
 	return ok
 }
 
-// RedeemCard spends a card's token and returns the call it confirms. The token goes at its first
-// use, whatever follows, so a second click (or a replay) confirms nothing. An unknown, used,
-// expired or foreign token is ErrCodeRefused: §5's sentence.
+// RedeemCard is RedeemCardContext without a context, for a caller that has none; a Store that
+// may wait on a database wants RedeemCardContext.
 func (a *Asker) RedeemCard(token, answer string) (Card, error) {
+	return a.RedeemCardContext(context.Background(), token, answer)
+}
+
+// RedeemCardContext spends a card's token and returns the call it confirms. The token goes at
+// its first use, whatever follows, so a second click (or a replay) confirms nothing. An unknown,
+// used, expired or foreign token is ErrCodeRefused: §5's sentence. A failing Store is an error
+// wrapping ErrStore, and nothing is confirmed.
+func (a *Asker) RedeemCardContext(ctx context.Context, token, answer string) (Card, error) {
 	if answer != AnswerAccept && answer != AnswerDecline {
 		return Card{}, ErrBadAnswer
 	}
-	a.mu.Lock()
-	t, ok := a.cards[token]
-	delete(a.cards, token)
-	now := a.clock()
-	a.mu.Unlock()
-	if !ok || !now.Before(t.expires) {
+	if err := ctx.Err(); err != nil {
+		return Card{}, err
+	}
+	if !wellFormed(token, cardTokenBytes) { // never issued, so nothing to spend or look up
 		return Card{}, ErrCodeRefused
 	}
-	return Card{Tool: t.tool, Arguments: t.raw, Accept: answer == AnswerAccept, fingerprint: t.fingerprint, args: t.args}, nil
-}
-
-// cardTicket is what a card's token stands for.
-type cardTicket struct {
-	ticket
-	args string          // digest of the arguments the token is bound to
-	raw  json.RawMessage // those arguments as the client sent them, to run the call again
+	t, ok, err := a.take(ctx, KindCard, token, a.now())
+	if err != nil {
+		return Card{}, err
+	}
+	if !ok {
+		return Card{}, ErrCodeRefused
+	}
+	return Card{Tool: t.Tool, Arguments: t.Arguments, Accept: answer == AnswerAccept, fingerprint: t.Fingerprint, args: t.Args}, nil
 }
 
 // issueCard asks on a card: a token bound to the fingerprint, the tool and the arguments.
-func (a *Asker) issueCard(req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
+func (a *Asker) issueCard(ctx context.Context, req *mcp.CallToolRequest, q Question, fp string) (Decision, error) {
 	args, err := argsDigest(q.Args)
 	if err != nil {
 		return Decision{}, err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	token, err := a.token(cardTokenBytes)
 	if err != nil {
 		return Decision{}, err
 	}
-	now := a.clock()
-	if now.Sub(a.cardsSwept) >= sweepEvery {
-		for k, t := range a.cards {
-			if !now.Before(t.expires) {
-				delete(a.cards, k)
-			}
-		}
-		a.cardsSwept = now
-	}
-	a.cards[token] = cardTicket{
-		ticket: ticket{tool: q.Tool, fingerprint: fp, expires: now.Add(lifetime)},
-		args:   args,
-		raw:    slices.Clone(req.Params.Arguments),
+	now := a.now()
+	t := Ticket{Tool: q.Tool, Fingerprint: fp, Args: args, Arguments: slices.Clone(req.Params.Arguments), Expires: now.Add(lifetime)}
+	if err := a.add(ctx, KindCard, token, t, now); err != nil {
+		return Decision{}, err
 	}
 	return Decision{Fingerprint: fp, Reply: &Reply{
 		Status:  statusPending,

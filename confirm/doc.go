@@ -42,7 +42,7 @@
 //     agrees calls again with the same arguments plus the code (see [AgentRule]).
 //     A code is 8 random bytes in base64url (11 characters), lives 600 seconds on
 //     the monotonic clock, confirms one fingerprint, is spent at its first use even
-//     when it does not match, and lives in memory only.
+//     when it does not match, and lives in memory only (but see Many instances).
 //
 // # How answers are read
 //
@@ -72,11 +72,30 @@
 // The go-sdk passes requestState through untouched, so Ask seals it itself:
 // base64url(JSON claims) "." base64url(HMAC-SHA256), over the fingerprint, the tool
 // name, a digest of the arguments, an expiry 600 s ahead on the monotonic clock
-// and a random nonce, under a key drawn at [New]. A state that is modified,
-// truncated, expired, already answered (its nonce is spent at the first verified
-// answer, whatever it was), from another Asker, or for another tool or other
-// arguments is refused with JSON-RPC invalid params. The seal gives integrity,
-// not secrecy; the state holds nothing secret.
+// and a random nonce, under a key drawn at [New] (but see Many instances). A state
+// that is modified, truncated, expired, already answered (its nonce is spent at the
+// first verified answer, whatever it was), from another Asker, or for another tool
+// or other arguments is refused with JSON-RPC invalid params. The seal gives
+// integrity, not secrecy; the state holds nothing secret.
+//
+// # Many instances
+//
+// Hosted avenir runs several instances behind one address, and the answer to a
+// question may reach another instance than the one that asked. So every single-use
+// token — code, state nonce, card token — goes through a [Store], by its
+// [TokenHash] (SHA-256 over its kind and itself: a Store never sees a token in the
+// clear, and a token of one kind is unknown as another), and is used once by the
+// Store's atomic Take. The default is a [MemoryStore] of the Asker's own, which is
+// the behaviour above. Hosted avenir gives every instance one Store in PostgreSQL
+// (journal/pg.ConfirmStore) and one Options.Key, [DeriveKey] of
+// AVENIR_MCP_SECRET_KEY, so any instance opens the states and redeems the codes and
+// cards another issued, each exactly once. A restart then forgets nothing live.
+//
+// Monotonic readings do not cross machines, so an Asker given a Store counts every
+// lifetime on the wall clock: the tickets' expiries, and the sealed states', which
+// are then Unix times. The instances' clocks must agree to well within 600 s (NTP
+// does). Any Store failure fails closed: nothing is issued or confirmed, the
+// caller gets an error wrapping [ErrStore], and Options.Logger the cause.
 //
 // # Canonical JSON
 //

@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -17,7 +18,7 @@ type claims struct {
 	Fingerprint string `json:"f"`
 	Tool        string `json:"t"`
 	Args        string `json:"a"` // argsDigest of the arguments the state was issued for
-	Expires     int64  `json:"e"` // nanoseconds after the Asker's epoch, on its monotonic clock
+	Expires     int64  `json:"e"` // see Asker.stamp
 	Nonce       string `json:"n"` // single use: spent at the first verified answer
 }
 
@@ -37,9 +38,9 @@ func (a *Asker) seal(c claims) (string, error) {
 	return b64.EncodeToString(body) + "." + b64.EncodeToString(a.mac(body)), nil
 }
 
-// open verifies a state's seal and returns its claims if it was issued by this
-// Asker for this tool and these arguments and has not expired. Whether its nonce
-// is still unspent is the ledger's business, not the seal's.
+// open verifies a state's seal and returns its claims if it was sealed under this
+// Asker's key for this tool and these arguments and has not expired. Whether its
+// nonce is still unspent is the store's business, not the seal's.
 func (a *Asker) open(state, tool, args string, now time.Time) (claims, error) {
 	body64, mac64, ok := strings.Cut(state, ".")
 	if !ok {
@@ -57,10 +58,20 @@ func (a *Asker) open(state, tool, args string, now time.Time) (claims, error) {
 	if err := json.Unmarshal(body, &c); err != nil {
 		return claims{}, errBadState
 	}
-	if c.Tool != tool || c.Args != args || int64(now.Sub(a.epoch)) >= c.Expires {
+	if c.Tool != tool || c.Args != args || a.stamp(now) >= c.Expires {
 		return claims{}, errBadState
 	}
 	return c, nil
+}
+
+// stamp writes t as a sealed state's expiry: nanoseconds after the Asker's epoch on its
+// monotonic clock, or, when its store may be shared across machines, Unix nanoseconds, which
+// another instance reads the same.
+func (a *Asker) stamp(t time.Time) int64 {
+	if a.wall {
+		return t.UnixNano()
+	}
+	return int64(t.Sub(a.epoch))
 }
 
 func (a *Asker) mac(body []byte) []byte {
@@ -79,4 +90,23 @@ func argsDigest(args any) (string, error) {
 	}
 	sum := sha256.Sum256(raw)
 	return b64.EncodeToString(sum[:]), nil
+}
+
+// keyLabel is HKDF's info for the sealing key: it gives this use of AVENIR_MCP_SECRET_KEY a key
+// of its own, unrelated to the key that encrypts YNAB's tokens at rest or to any other use.
+const keyLabel = "avenir/confirm/request-state-seal/v1"
+
+// DeriveKey derives the key that seals request states (Options.Key) from hosted avenir's
+// AVENIR_MCP_SECRET_KEY, with HKDF-SHA256 (RFC 5869) under a label of its own, so that every
+// instance with that secret opens the states any of them sealed. The secret must be at least
+// 32 bytes, as the variable's are.
+func DeriveKey(secret []byte) ([]byte, error) {
+	if len(secret) < keyBytes {
+		return nil, fmt.Errorf("deriving the key that seals confirmation state: the secret must be at least %d bytes, not %d", keyBytes, len(secret))
+	}
+	key, err := hkdf.Key(sha256.New, secret, nil, keyLabel, keyBytes)
+	if err != nil {
+		return nil, fmt.Errorf("deriving the key that seals confirmation state: %w", err)
+	}
+	return key, nil
 }
