@@ -18,7 +18,7 @@ import (
 var createScheduledTransactionTool = mcp.Tool{
 	Name:        "create_scheduled_transaction",
 	Title:       "Schedule a transaction",
-	Description: "Schedule a transaction: a first date after today (within 5 years) and a frequency. Undo deletes it." + confirmDescription,
+	Description: "Schedule a transaction from a date after today (within 5 years). Undo deletes it." + confirmDescription,
 	Meta:        cardMeta,
 	// Not idempotent: each call schedules another.
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},

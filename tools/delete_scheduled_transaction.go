@@ -14,7 +14,7 @@ import (
 var deleteScheduledTransactionTool = mcp.Tool{
 	Name:        "delete_scheduled_transaction",
 	Title:       "Delete a scheduled transaction",
-	Description: "Delete a scheduled transaction. Undo schedules it again (new id) where YNAB's API can; the preview says." + confirmDescription,
+	Description: "Delete a scheduled transaction. Undo schedules it again where YNAB's API can." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

@@ -17,7 +17,7 @@ import (
 var findRecurringTool = mcp.Tool{
 	Name:        "find_recurring",
 	Title:       "Find recurring payments",
-	Description: "Payees paid on a rhythm (weekly to yearly): typical amount, next date, category, whether scheduled. No extra request.",
+	Description: "Payees paid on a rhythm: typical amount, next date, category, whether scheduled. No extra request.",
 	Annotations: readOnly,
 }
 

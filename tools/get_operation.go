@@ -16,7 +16,7 @@ import (
 var getOperationTool = mcp.Tool{
 	Name:        "get_operation",
 	Title:       "Show one journal entry",
-	Description: "One journal entry in full: preview, before and after, events, undo. No YNAB request.",
+	Description: "One journal entry in full: preview, before and after, events. No YNAB request.",
 	Annotations: readOnly,
 }
 

@@ -23,8 +23,8 @@ import (
 var importStatementTool = mcp.Tool{
 	Name:  "import_statement",
 	Title: "Import a bank statement",
-	Description: "Bring a bank statement (CSV, OFX, CAMT.053, MT940) into an account: lines in YNAB marked cleared, the rest entered unapproved with YNAB's import ids, never twice. " +
-		"Undo deletes what it entered. Costs one POST for the new lines and one PATCH for the cleared." + confirmDescription,
+	Description: "Import a bank statement (CSV, OFX, CAMT.053, MT940) in one write: lines in YNAB marked cleared, others entered unapproved, none twice. Undo deletes them." +
+		confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
@@ -32,9 +32,9 @@ var importStatementTool = mcp.Tool{
 type importStatementIn struct {
 	planArg
 	Account   string  `json:"account"`
-	File      string  `json:"file,omitempty" jsonschema:"absolute path, in AVENIR_MCP_STATEMENT_DIRS"`
-	Content   string  `json:"content,omitempty" jsonschema:"or the text, at most 1 MB"`
-	Format    string  `json:"format,omitempty" jsonschema:"auto, csv, ofx, camt053 or mt940"`
+	File      string  `json:"file,omitempty" jsonschema:"a path in AVENIR_MCP_STATEMENT_DIRS"`
+	Content   string  `json:"content,omitempty"`
+	Format    string  `json:"format,omitempty"`
 	CSV       *csvArg `json:"csv,omitempty"`
 	Since     string  `json:"since,omitempty"`
 	Until     string  `json:"until,omitempty"`

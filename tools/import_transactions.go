@@ -14,7 +14,7 @@ import (
 var importTransactionsTool = mcp.Tool{
 	Name:        "import_transactions",
 	Title:       "Import from the bank",
-	Description: "Ask YNAB to import from the plan's linked banks now. Not confirmed first; journaled; cannot be undone.",
+	Description: "Ask YNAB to import from the linked banks now. Not confirmed first; journaled; cannot be undone.",
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

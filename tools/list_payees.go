@@ -10,7 +10,7 @@ import (
 var listPayeesTool = mcp.Tool{
 	Name:        "list_payees",
 	Title:       "List payees",
-	Description: "Payees (not transfer payees), or those whose name contains query. Paged; next_cursor continues.",
+	Description: "Payees, or those whose name contains query (no transfer payees). Paged by next_cursor.",
 	Annotations: readOnly,
 }
 

@@ -19,7 +19,7 @@ import (
 var listTransactionsTool = mcp.Tool{
 	Name:        "list_transactions",
 	Title:       "List transactions",
-	Description: "Transactions, newest first, filtered. Paged by limit and size; next_cursor continues. A row leaves out what is usual: no cleared means cleared, no approved means approved; no flag, memo or category means none.",
+	Description: "Transactions, newest first, filtered; paged by limit and size (next_cursor). A row without cleared is cleared, without approved approved; no flag, memo or category: none.",
 	Annotations: readOnly,
 }
 

@@ -16,7 +16,7 @@ import (
 var mergePayeesTool = mcp.Tool{
 	Name:        "merge_payees",
 	Title:       "Merge payees",
-	Description: "Move all transactions and schedules of some payees to another; the merged ones stay, unused. Undoable." + confirmDescription,
+	Description: "Move every transaction and schedule of some payees to another; the merged ones stay. Undoable." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

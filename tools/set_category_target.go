@@ -18,7 +18,7 @@ import (
 var setCategoryTargetTool = mcp.Tool{
 	Name:        "set_category_target",
 	Title:       "Set or remove a category's target",
-	Description: "Set a category's target (amount, with a date or a frequency) or remove it. Undoable unless the preview warns." + confirmDescription,
+	Description: "Set or remove a category's target (an amount by a date, or a frequency). Undoable unless the preview warns." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

@@ -17,7 +17,7 @@ import (
 var spendingReportTool = mcp.Tool{
 	Name:        "spending_report",
 	Title:       "Spending report",
-	Description: "Outflow and inflow per category (or group_by) and month, against the period before; exact, no extra request. Default: the last 3 full months and this one.",
+	Description: "Outflow and inflow per category (or group_by) and month against the period before; exact, no extra request. Default: the last 3 full months and now.",
 	Annotations: readOnly,
 	Meta:        pictureMeta(ui.SpendingURI),
 }
@@ -38,7 +38,7 @@ type spendingReportIn struct {
 	Account  string `json:"account,omitempty"`
 	Category string `json:"category,omitempty"`
 	Payee    string `json:"payee,omitempty"`
-	Top      int    `json:"top,omitempty" jsonschema:"groups listed, default 20"`
+	Top      int    `json:"top,omitempty"`
 }
 
 // spendingTotals are the figures of a whole period. Outflow and inflow are sizes (never

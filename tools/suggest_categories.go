@@ -18,7 +18,7 @@ import (
 var suggestCategoriesTool = mcp.Tool{
 	Name:        "suggest_categories",
 	Title:       "Suggest categories",
-	Description: "Up to 3 categories per transaction from this plan's own history, each with why. Writes nothing: apply_categories takes the user's pick.",
+	Description: "Up to 3 categories per transaction from this plan's own history. Writes nothing; apply_categories takes the pick.",
 	Annotations: readOnly,
 }
 

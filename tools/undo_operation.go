@@ -18,7 +18,7 @@ import (
 var undoOperationTool = mcp.Tool{
 	Name:        "undo_operation",
 	Title:       "Undo an operation",
-	Description: "Undo a journaled operation by writing its inverse, leaving alone what changed since. Undoing an undo redoes it." + confirmDescription,
+	Description: "Undo a journaled operation, leaving alone what changed since. Undoing an undo redoes it." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

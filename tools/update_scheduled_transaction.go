@@ -16,7 +16,7 @@ import (
 var updateScheduledTransactionTool = mcp.Tool{
 	Name:        "update_scheduled_transaction",
 	Title:       "Change a scheduled transaction",
-	Description: "Change fields of a scheduled transaction; fields left out are kept. Undoable." + confirmDescription,
+	Description: "Change fields of a scheduled transaction; others are kept. Undoable." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }

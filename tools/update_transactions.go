@@ -19,7 +19,7 @@ import (
 var updateTransactionsTool = mcp.Tool{
 	Name:        "update_transactions",
 	Title:       "Change transactions",
-	Description: "Change fields of 1 to 1000 transactions in one write; fields left out are kept. Undoable." + confirmDescription,
+	Description: "Change fields of 1 to 1000 transactions in one write; others are kept. Undoable." + confirmDescription,
 	Meta:        cardMeta,
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
