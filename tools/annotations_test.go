@@ -67,7 +67,7 @@ func TestToolAnnotationsAndClaims(t *testing.T) {
 		"import_transactions": {idempotent: true, undo: cannot},
 		// It marks existing transactions cleared (and reconciled); the same statement again
 		// enters nothing: YNAB takes each import id once on an account.
-		"import_statement": {destructive: true, idempotent: true, undo: undoable, cost: "one POST for the new lines and one PATCH for the cleared"},
+		"import_statement": {destructive: true, idempotent: true, undo: undoable},
 	}
 	e := newEnv(t, envOptions{kind: modernNone})
 	res, err := e.session.ListTools(context.Background(), nil)
