@@ -31,10 +31,10 @@ const ServerName = "avenir-mcp"
 // Deps is what the tools need from the outside; cmd/avenir builds it.
 type Deps struct {
 	YNAB        *ynab.Client
-	Confirm     *confirm.Asker   // asks the person before every confirmed write
-	Journal     *journal.Journal // records every write, write-ahead
-	DefaultPlan string           // AVENIR_MCP_PLAN: a plan id or name; "" means YNAB's last-used plan
-	ReadOnly    bool             // AVENIR_MCP_READ_ONLY: offer no write tool at all
+	Confirm     *confirm.Asker // asks the person before every confirmed write
+	Journal     journal.Store  // records every write, write-ahead: the local bbolt journal, or hosted, PostgreSQL
+	DefaultPlan string         // AVENIR_MCP_PLAN: a plan id or name; "" means YNAB's last-used plan
+	ReadOnly    bool           // AVENIR_MCP_READ_ONLY: offer no write tool at all
 	Now         func() time.Time
 	Logger      *slog.Logger
 	Version     string

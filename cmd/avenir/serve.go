@@ -211,7 +211,7 @@ func isTerminal(r any) bool {
 // recoverJournal resolves the operations a crash left prepared, by asking YNAB whether their
 // changes are there. One it cannot decide now (YNAB unreachable) stays prepared for next time;
 // the server starts either way.
-func recoverJournal(ctx context.Context, j *journal.Journal, d tools.Deps, log *slog.Logger) {
+func recoverJournal(ctx context.Context, j journal.Store, d tools.Deps, log *slog.Logger) {
 	pending, err := j.Pending()
 	if err != nil || len(pending) == 0 {
 		if err != nil {
