@@ -58,10 +58,14 @@ const (
 // user, so each is a whole sentence; callers tell them apart with errors.Is and
 // return them unwrapped so the text stays exact.
 var (
-	ErrCodeRefused   = errors.New("This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview.")
-	ErrPlanChanged   = errors.New("The plan changed between the preview and the answer. Nothing was written; call the tool again to see the new preview.")
+	//lint:ignore ST1005 a whole sentence that the agent and the user read as it is (see above)
+	ErrCodeRefused = errors.New("This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview.")
+	//lint:ignore ST1005 a whole sentence that the agent and the user read as it is (see above)
+	ErrPlanChanged = errors.New("The plan changed between the preview and the answer. Nothing was written; call the tool again to see the new preview.")
+	//lint:ignore ST1005 a whole sentence that the agent and the user read as it is (see above)
 	ErrCodesDisabled = errors.New("Confirmation codes are disabled on this server (AVENIR_MCP_REQUIRE_ELICITATION=1): only the user's own answer in the client can confirm a change. Nothing was written; call again without confirmation so the client asks the user.")
-	ErrCannotAsk     = errors.New("This client cannot ask the user to confirm (it does not support MCP form elicitation), and this server accepts only the user's own answer (AVENIR_MCP_REQUIRE_ELICITATION=1). Nothing was changed; use a client that supports elicitation, or unset the variable.")
+	//lint:ignore ST1005 a whole sentence that the agent and the user read as it is (see above)
+	ErrCannotAsk = errors.New("This client cannot ask the user to confirm (it does not support MCP form elicitation), and this server accepts only the user's own answer (AVENIR_MCP_REQUIRE_ELICITATION=1). Nothing was changed; use a client that supports elicitation, or unset the variable.")
 )
 
 // Options configures an Asker. A zero Clock, Rand, Store, Key or Logger takes the default, which

@@ -73,6 +73,7 @@ func NewServer(d Deps) *mcp.Server {
 	h := &handlers{Deps: d, log: d.Logger, calls: map[string]mcp.ToolHandler{}}
 	// The server declares the MCP Apps extension: its confirmed tools name a card, and hosts
 	// that render MCP Apps draw it. Logging stays declared as the SDK's default has it.
+	//lint:ignore SA1019 deprecated as of 2026-07-28 but still in the older protocols avenir serves
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 	caps.AddExtension(confirm.AppExtension, nil)
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "avenir", Version: d.Version},

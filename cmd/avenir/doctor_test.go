@@ -36,8 +36,8 @@ func newDoctorSetup(t *testing.T) *doctorSetup {
 	}
 }
 
-// doctor runs `avenir doctor` and returns its report, its error and the YNAB requests it made.
-func (s *doctorSetup) doctor(t *testing.T) (string, error, int) {
+// doctor runs `avenir doctor` and returns its report, the YNAB requests it made and its error.
+func (s *doctorSetup) doctor(t *testing.T) (string, int, error) {
 	t.Helper()
 	s.sb.ResetCounts()
 	var out, errOut strings.Builder
@@ -49,7 +49,7 @@ func (s *doctorSetup) doctor(t *testing.T) (string, error, int) {
 			t.Fatalf("the report shows a token:\n%s", report)
 		}
 	}
-	return report, err, s.sb.Counts().Total
+	return report, s.sb.Counts().Total, err
 }
 
 // wantLine finds the report's line for a check and its status.
@@ -66,7 +66,7 @@ func wantLine(t *testing.T, report, status, name, text string) {
 
 func TestDoctorGoodSetup(t *testing.T) {
 	s := newDoctorSetup(t)
-	report, err, requests := s.doctor(t)
+	report, requests, err := s.doctor(t)
 	if err != nil {
 		t.Fatalf("doctor on a good setup: %v\n%s", err, report)
 	}
@@ -87,7 +87,7 @@ func TestDoctorGoodSetup(t *testing.T) {
 	t.Run("a plan named by name, in any case", func(t *testing.T) {
 		s.vars["AVENIR_MCP_PLAN"] = "vakantiehuis"
 		defer delete(s.vars, "AVENIR_MCP_PLAN")
-		report, err, _ := s.doctor(t)
+		report, _, err := s.doctor(t)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestDoctorGoodSetup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		report, err, _ := s.doctor(t)
+		report, _, err := s.doctor(t)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestDoctorBrokenSetups(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newDoctorSetup(t)
 			tt.breakIt(t, s)
-			report, err, requests := s.doctor(t)
+			report, requests, err := s.doctor(t)
 			if tt.fails != (err != nil) {
 				t.Fatalf("doctor: %v; want failure %v\n%s", err, tt.fails, report)
 			}

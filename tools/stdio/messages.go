@@ -223,10 +223,10 @@ var paramTypes = map[string]reflect.Type{
 	"resources/unsubscribe":            reflect.TypeFor[mcp.UnsubscribeParams](),
 	"subscriptions/listen":             reflect.TypeFor[mcp.SubscriptionsListenParams](),
 	"completion/complete":              reflect.TypeFor[mcp.CompleteParams](),
-	"logging/setLevel":                 reflect.TypeFor[mcp.SetLoggingLevelParams](),
+	"logging/setLevel":                 reflect.TypeFor[mcp.SetLoggingLevelParams](), //lint:ignore SA1019 a method clients of older protocols still call
 	"notifications/initialized":        reflect.TypeFor[mcp.InitializedParams](),
 	"notifications/cancelled":          reflect.TypeFor[mcp.CancelledParams](),
-	"notifications/roots/list_changed": reflect.TypeFor[mcp.RootsListChangedParams](),
+	"notifications/roots/list_changed": reflect.TypeFor[mcp.RootsListChangedParams](), //lint:ignore SA1019 a notification clients of older protocols still send
 	"notifications/progress":           reflect.TypeFor[mcp.ProgressNotificationParams](),
 }
 
