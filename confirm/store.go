@@ -124,6 +124,8 @@ var _ Store = (*MemoryStore)(nil)
 // ErrStore is what Ask and RedeemCard say when the Store failed: nothing was confirmed, and
 // the caller writes nothing. The store's own error, which may name a database server, is in
 // the chain (errors.Unwrap) and in the Asker's log, not in this text, which the person reads.
+//
+//lint:ignore ST1005 a whole sentence that the agent and the user read as it is
 var ErrStore = errors.New("The confirmation could not be recorded or checked, because the server's confirmation store failed. Nothing was written; try again in a moment.")
 
 // storeError is a Store failure: its text is ErrStore's, its chain holds ErrStore and the
