@@ -42,7 +42,7 @@ func (h *handlers) applyCategories(ctx context.Context, req *mcp.CallToolRequest
 	if err := checkEditCount("changes", len(in.Changes)); err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		w, err := h.recategorise(p, in.Changes)
 		if err != nil {
 			return nil, err
@@ -55,7 +55,7 @@ func (h *handlers) applyCategories(ctx context.Context, req *mcp.CallToolRequest
 
 // recategorise plans apply_categories on p: every change checked, those that change nothing
 // left out, the rest written with one PATCH.
-func (h *handlers) recategorise(p *ynab.Plan, changes []categoryChange) (*write, error) {
+func (h *handlers) recategorise(p *ynab.Plan, changes []categoryChange) (*edit, error) {
 	ids := make([]string, len(changes))
 	for i, c := range changes {
 		ids[i] = c.TransactionID
@@ -65,7 +65,7 @@ func (h *handlers) recategorise(p *ynab.Plan, changes []categoryChange) (*write,
 		return nil, err
 	}
 	cats := map[string]*ynab.Category{} // by the reference given, so 1000 changes resolve each name once
-	w := &write{plan: p, tool: applyCategoriesTool.Name}
+	w := &edit{plan: p, tool: applyCategoriesTool.Name}
 	var subject []recategorisation
 	var save []ynab.SaveTransaction
 	for i, c := range changes {

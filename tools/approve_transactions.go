@@ -31,12 +31,12 @@ func (h *handlers) approveTransactions(ctx context.Context, req *mcp.CallToolReq
 	if err := checkEditCount("transaction_ids", len(in.TransactionIDs)); err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		txs, err := transactionsByID(p, "transaction_ids", in.TransactionIDs)
 		if err != nil {
 			return nil, err
 		}
-		w := &write{plan: p, tool: approveTransactionsTool.Name}
+		w := &edit{plan: p, tool: approveTransactionsTool.Name}
 		var subject approval
 		var save []ynab.SaveTransaction
 		for _, t := range txs {

@@ -54,7 +54,7 @@ func cutLast(s, sep string) (before, after string, found bool) {
 
 // cardLines are the card's lines of w: its preview's change lines, or, for a write whose first
 // line says the whole change (set_category_budget), each change as the journal records it.
-func (w *write) cardLines() []cardLine {
+func (w *edit) cardLines() []cardLine {
 	if len(w.lines) > 0 {
 		return cardLines(w.lines)
 	}

@@ -58,9 +58,9 @@ func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []jou
 	return out, nil
 }
 
-// byChanges makes w apply its journaled changes as they are (applyChanges): the writes whose
+// appliedAsJournaled makes w apply its journaled changes as they are (applyChanges): the writes whose
 // changes say all there is to send.
-func (h *handlers) byChanges(w *write) (*write, error) {
+func (h *handlers) appliedAsJournaled(w *edit) (*edit, error) {
 	w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, w.plan, w.changes) }
 	return w, nil
 }

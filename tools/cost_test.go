@@ -141,7 +141,7 @@ func TestErrorResultsSayWhatTheyCost(t *testing.T) {
 	}
 }
 
-// confirmingReadsCached says that a confirming call reads the plan with ynab.Cached before it
+// confirmingReadsCached says that a confirming call reads the plan with ynab.AsHeld before it
 // takes the lock and reads fresh (tools/write.go, confirmAndApply); until it does, a person who
 // answers more than a minute after the preview costs one request more.
 const confirmingReadsCached = true
@@ -190,7 +190,7 @@ func TestWriteCostsAfterARead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s, %v to answer", tt.tool, tt.pause), func(t *testing.T) {
 			if tt.pause > ynab.PreviewAge && !confirmingReadsCached {
-				t.Skip("a confirming call reads ynab.Recent before the lock; set confirmingReadsCached once it reads ynab.Cached")
+				t.Skip("a confirming call reads ynab.WithinPreviewAge before the lock; set confirmingReadsCached once it reads ynab.AsHeld")
 			}
 			e, clk := clockedEnv(t, 0)
 			e.ok("list_categories", nil, &listCategoriesOut{}) // the assistant reads before it writes

@@ -55,7 +55,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		for _, a := range p.Accounts {
 			if !a.Deleted && strings.EqualFold(a.Name, name) {
 				return nil, fmt.Errorf("name: there is already an account ‘%s’; choose another name", a.Name)
@@ -67,7 +67,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 			return nil, fmt.Errorf("balance: %w", err)
 		}
 		s := createAccountSubject{Name: name, Type: typ, Balance: balance}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    createAccountTool.Name,
 			subject: s,
@@ -80,7 +80,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 		if typ == ynab.AccountCreditCard {
 			w.lines = append(w.lines, "YNAB also makes its credit card payment category.")
 		}
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -43,7 +43,7 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		g, err := ownGroup(p, "group", in.Group)
 		if err != nil {
 			return nil, err
@@ -52,7 +52,7 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 			return nil, err
 		}
 		s := createCategorySubject{CategoryGroupID: g.ID, Name: name}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    createCategoryTool.Name,
 			subject: s,

@@ -39,11 +39,11 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		if err := freeGroupName(p, "name", name, ""); err != nil {
 			return nil, err
 		}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    createCategoryGroupTool.Name,
 			subject: createGroupSubject{Name: name},
@@ -52,7 +52,7 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			changes: []journal.Change{{Kind: journal.KindNewCategoryGroup, Label: "category group " + name, Before: fieldsJSON(nil),
 				After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -59,7 +59,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		acct, err := openAccount(p, "account", in.Account)
 		if err != nil {
 			return nil, err
@@ -112,7 +112,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 			details = append([]string{name + " is a new payee, which YNAB creates"}, details...)
 		}
 		digits := Digits(currency(p))
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    createScheduledTransactionTool.Name,
 			subject: s,
@@ -133,7 +133,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 		if by := w.changes[0].EnteredBy; by != "" {
 			w.notes = append(w.notes, "It is already in YNAB: an earlier identical call ("+by+") scheduled it, and its outcome may not have reached you. It will not be scheduled twice.")
 		}
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

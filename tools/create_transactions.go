@@ -95,9 +95,9 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 	}
 	var (
 		acct *ynab.Account
-		w    *write
+		w    *edit
 	)
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		var err error
 		if acct, err = openAccount(p, "account", in.Account); err != nil {
 			return nil, err
@@ -146,13 +146,13 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 // createWrite builds create_transactions' write on p. Transactions an earlier identical call
 // already entered (its caller may not have heard YNAB's answer) are marked as entered by it and
 // are not sent again.
-func (h *handlers) createWrite(ctx context.Context, p *ynab.Plan, acct *ynab.Account, planned []plannedTx, approved bool) (*write, error) {
+func (h *handlers) createWrite(ctx context.Context, p *ynab.Plan, acct *ynab.Account, planned []plannedTx, approved bool) (*edit, error) {
 	subject := createSubject{AccountID: acct.ID, Approved: approved}
 	for _, t := range planned {
 		subject.Transactions = append(subject.Transactions, t.subject)
 	}
 	digits := Digits(currency(p))
-	w := &write{plan: p, tool: createTransactionsTool.Name, subject: subject,
+	w := &edit{plan: p, tool: createTransactionsTool.Name, subject: subject,
 		first: fmt.Sprintf("Create %d transaction(s) on %s?", len(planned), acct.Name)}
 	for _, t := range planned {
 		label := fmt.Sprintf("%s %s %s", t.subject.Date, t.payee, FormatFlow(t.subject.Amount, digits))

@@ -30,7 +30,7 @@ type deleteScheduledSubject struct {
 }
 
 func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.CallToolRequest, in deleteScheduledIn) (*mcp.CallToolResult, writeOut, error) {
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		s, err := scheduledArg(p, "scheduled_transaction_id", in.ScheduledTransactionID)
 		if err != nil {
 			return nil, err
@@ -38,7 +38,7 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 		label := scheduledLabel(p, s)
 		fields := scheduledFields(p, s)
 		delete(fields, "payee_name") // its payee_id says who; a later rename of the payee changes nothing here
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    deleteScheduledTransactionTool.Name,
 			subject: deleteScheduledSubject{ScheduledTransactionID: s.ID},
@@ -54,7 +54,7 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 		default:
 			w.notes = append(w.notes, fmt.Sprintf("An undo schedules it again, under a new id, as long as its date (%s) has not passed.", s.DateNext))
 		}
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

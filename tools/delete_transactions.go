@@ -48,12 +48,12 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 	case n > maxDeletes:
 		return nil, writeOut{}, fmt.Errorf("transaction_ids: %d transactions is more than the %d one call may delete (YNAB takes one request per deletion, and allows 200 an hour); send them in several calls", n, maxDeletes)
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		txs, err := transactionRows(p, "transaction_ids", in.TransactionIDs)
 		if err != nil {
 			return nil, err
 		}
-		w := &write{plan: p, tool: deleteTransactionsTool.Name, first: fmt.Sprintf("Delete %d transaction(s)?", len(txs))}
+		w := &edit{plan: p, tool: deleteTransactionsTool.Name, first: fmt.Sprintf("Delete %d transaction(s)?", len(txs))}
 		var subject deletion
 		sides := map[string]int{}
 		var reconciled []string
@@ -81,7 +81,7 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 			w.notes = append(w.notes, fmt.Sprintf("YNAB deletes one transaction per request: this costs %d requests of the 200 it allows an hour.", len(txs)))
 		}
 		w.subject = subject
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

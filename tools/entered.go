@@ -197,7 +197,7 @@ func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string,
 			if !holdsLock(ctx, p.ID) {
 				continue // its writer may still be at work: the write under the lock settles it
 			}
-			checked, err := h.check(ctx, op)
+			checked, err := h.readOutcomes(ctx, op)
 			if err != nil {
 				return fmt.Errorf("an earlier identical call (journal entry %s) has no known outcome, and reading YNAB to settle it failed: %w", op.ID, err)
 			}

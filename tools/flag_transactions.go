@@ -54,12 +54,12 @@ func (h *handlers) flagTransactions(ctx context.Context, req *mcp.CallToolReques
 		}
 		colors[i], ids[i] = c, f.TransactionID
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		txs, err := transactionsByID(p, "flags", ids)
 		if err != nil {
 			return nil, err
 		}
-		w := &write{plan: p, tool: flagTransactionsTool.Name}
+		w := &edit{plan: p, tool: flagTransactionsTool.Name}
 		var subject []reflag
 		var save []ynab.SaveTransaction
 		for i, t := range txs {

@@ -25,12 +25,12 @@ type getOperationIn struct {
 }
 
 type changeView struct {
-	Kind   string  `json:"kind" jsonschema:"what changed: transaction, month_category, category, …"`
-	ID     string  `json:"id,omitempty"`
-	Month  string  `json:"month,omitempty"`
-	Label  string  `json:"label,omitempty"`
-	Before *object `json:"before" jsonschema:"the fields before, as YNAB names them; null for something created"`
-	After  *object `json:"after" jsonschema:"the fields after; null for something deleted"`
+	Kind   string          `json:"kind" jsonschema:"what changed: transaction, month_category, category, …"`
+	ID     string          `json:"id,omitempty"`
+	Month  string          `json:"month,omitempty"`
+	Label  string          `json:"label,omitempty"`
+	Before *recordedFields `json:"before" jsonschema:"the fields before, as YNAB names them; null for something created"`
+	After  *recordedFields `json:"after" jsonschema:"the fields after; null for something deleted"`
 	// Outcome is whether YNAB holds the change.
 	Outcome   string `json:"outcome" jsonschema:"applied (YNAB has it), not_applied (YNAB does not) or unknown (while the operation is prepared)"`
 	EnteredBy string `json:"entered_by,omitempty" jsonschema:"the earlier operation that had already entered it in YNAB; this one does not own it"`
@@ -76,22 +76,22 @@ func (h *handlers) getOperation(ctx context.Context, _ *mcp.CallToolRequest, in 
 	return nil, out, nil
 }
 
-// object is a JSON object passed through as recorded (a change's fields before or after).
-type object json.RawMessage
+// recordedFields is a JSON object passed through as recorded (a change's fields before or after).
+type recordedFields json.RawMessage
 
 // MarshalJSON writes the object as recorded.
-func (o object) MarshalJSON() ([]byte, error) { return o, nil }
+func (o recordedFields) MarshalJSON() ([]byte, error) { return o, nil }
 
-func asObject(r json.RawMessage) *object {
+func asObject(r json.RawMessage) *recordedFields {
 	if len(r) == 0 || string(r) == "null" {
 		return nil
 	}
-	o := object(r)
+	o := recordedFields(r)
 	return &o
 }
 
 // UnmarshalJSON keeps the object as it is.
-func (o *object) UnmarshalJSON(b []byte) error {
+func (o *recordedFields) UnmarshalJSON(b []byte) error {
 	*o = append((*o)[:0], b...)
 	return nil
 }

@@ -99,7 +99,7 @@ func (h *handlers) importStatement(ctx context.Context, req *mcp.CallToolRequest
 		return nil, createdOut{}, err
 	}
 	var plan *statementPlan
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		var err error
 		plan, err = planStatement(p, st, in, h.Now().UTC())
 		if err != nil {
@@ -449,7 +449,7 @@ func (sp *statementPlan) warnUncleared(p *ynab.Plan) {
 // statementWrite makes the write of a statement plan: the first line and one line per statement
 // line, the journal's changes (each line entered, each transaction marked cleared or
 // reconciled), and apply, with one POST and one PATCH.
-func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*write, error) {
+func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error) {
 	digits := Digits(currency(p))
 	n := sp.count()
 	// The first line's totals are the lines settled (tools.md): ambiguous and left-out lines
@@ -470,7 +470,7 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*write, erro
 		sp.notes = append(sp.notes, fmt.Sprintf("Then %s is reconciled: its cleared balance equals the statement's closing balance, and %d transaction(s) are marked reconciled.",
 			sp.acct.Name, len(sp.subject.Reconciled)))
 	}
-	w := &write{plan: p, tool: importStatementTool.Name, subject: sp.subject, first: first, notes: sp.notes}
+	w := &edit{plan: p, tool: importStatementTool.Name, subject: sp.subject, first: first, notes: sp.notes}
 	target := ynab.Cleared
 	if sp.reconcile {
 		target = ynab.Reconciled

@@ -39,14 +39,14 @@ func (h *handlers) importTransactions(ctx context.Context, req *mcp.CallToolRequ
 		subject importSubject
 		got     journal.Outcome
 	)
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		subject = importSubject{}
 		for _, a := range p.Accounts {
 			if a.DirectImportLinked && !a.Closed && !a.Deleted {
 				subject.LinkedAccountIDs = append(subject.LinkedAccountIDs, a.ID)
 			}
 		}
-		w := &write{plan: p, tool: importTransactionsTool.Name, subject: subject, first: "Import transactions from linked accounts?"}
+		w := &edit{plan: p, tool: importTransactionsTool.Name, subject: subject, first: "Import transactions from linked accounts?"}
 		w.apply = func(ctx context.Context) (journal.Outcome, error) {
 			var err error
 			got, err = h.importAndRead(ctx, p.ID)
@@ -59,7 +59,7 @@ func (h *handlers) importTransactions(ctx context.Context, req *mcp.CallToolRequ
 		}
 		return w, nil
 	}
-	res, out, err := h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.Recent)
+	res, out, err := h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.WithinPreviewAge)
 	result := createdOut{writeOut: out, TransactionIDs: got.CreatedIDs}
 	if out.Status == "applied" {
 		result.Message = importMessage(got, len(subject.LinkedAccountIDs))

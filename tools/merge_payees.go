@@ -44,7 +44,7 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 	case n > maxMergedPayees:
 		return nil, writeOut{}, fmt.Errorf("payees: %d payees is more than the %d one call may merge; send them in several calls", n, maxMergedPayees)
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		into, err := ownPayee(p, "into", in.Into)
 		if err != nil {
 			return nil, err
@@ -68,7 +68,7 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 			subject.Merged = append(subject.Merged, y.ID)
 			names = append(names, "‘"+y.Name+"’")
 		}
-		w := &write{plan: p, tool: mergePayeesTool.Name, subject: subject}
+		w := &edit{plan: p, tool: mergePayeesTool.Name, subject: subject}
 		var kept []string
 		schedules := 0
 		for _, id := range subject.Merged {
@@ -106,7 +106,7 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 			w.notes = append(w.notes, fmt.Sprintf("%d split line(s) keep their payee: YNAB's API cannot change a split's lines.", lines))
 		}
 		w.notes = append(w.notes, fmt.Sprintf("%s stay in YNAB, unused: its API cannot delete a payee (delete them in YNAB if you like; an undo does not need them gone).", strings.Join(names, ", ")))
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -57,12 +57,12 @@ func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in m
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
-		m, err := h.planMove(ctx, p, month, in)
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
+		m, err := h.resolveMove(ctx, p, month, in)
 		if err != nil {
 			return nil, err
 		}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    moveMoneyTool.Name,
 			subject: moveSubject{FromCategoryID: m.from.ID, ToCategoryID: m.to.ID, Month: month, Amount: m.amount},
@@ -83,9 +83,9 @@ func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in m
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
 }
 
-// planMove resolves and checks a move's arguments and reads what both categories have
+// resolveMove resolves and checks a move's arguments and reads what both categories have
 // assigned in the month.
-func (h *handlers) planMove(ctx context.Context, p *ynab.Plan, month string, in moveMoneyIn) (move, error) {
+func (h *handlers) resolveMove(ctx context.Context, p *ynab.Plan, month string, in moveMoneyIn) (move, error) {
 	from, err := spendableCategory(p, "from_category", in.FromCategory)
 	if err != nil {
 		return move{}, err

@@ -43,7 +43,7 @@ func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolReques
 		bank int64
 		cf   *ynab.CurrencyFormat
 	)
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		var err error
 		if acct, err = openAccount(p, "account", in.Account); err != nil {
 			return nil, err
@@ -70,7 +70,7 @@ func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolReques
 
 // reconcileWrite plans reconcile_account on p: the adjustment when the cleared balance differs
 // from the bank's, then every cleared transaction marked reconciled with one PATCH.
-func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, now time.Time) (*write, error) {
+func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, now time.Time) (*edit, error) {
 	digits := Digits(currency(p))
 	diff, ok := sumMilliunits(bank, -acct.ClearedBalance)
 	if _, balanceOK := sumMilliunits(acct.Balance, diff); !ok || !balanceOK {
@@ -87,7 +87,7 @@ func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, 
 			acct.Name, FormatPlain(bank, digits))
 	}
 	subject := reconcileSubject{AccountID: acct.ID, BankBalance: bank, Difference: diff}
-	w := &write{plan: p, tool: reconcileAccountTool.Name, subject: subject,
+	w := &edit{plan: p, tool: reconcileAccountTool.Name, subject: subject,
 		first: fmt.Sprintf("Reconcile %s: mark %d cleared transaction(s) reconciled?", acct.Name, len(cleared))}
 	marks := make([]ynab.SaveTransaction, 0, len(cleared)+1)
 	for _, t := range cleared {

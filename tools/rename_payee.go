@@ -42,7 +42,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 	case reservedPayee(name):
 		return nil, writeOut{}, fmt.Errorf("name: %q is a payee name YNAB keeps for itself; choose another name", name)
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		y, err := ownPayee(p, "payee", in.Payee)
 		if err != nil {
 			return nil, err
@@ -56,7 +56,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 			}
 		}
 		txs, scheduled := payeeUse(p, y.ID)
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    renamePayeeTool.Name,
 			subject: renamePayeeSubject{PayeeID: y.ID, Name: name},
@@ -65,7 +65,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 			changes: []journal.Change{{Kind: journal.KindPayee, ID: y.ID, Label: "payee ‘" + y.Name + "’",
 				Before: fieldsJSON(map[string]any{"name": y.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

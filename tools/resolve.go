@@ -57,7 +57,7 @@ func (h *handlers) planID(ctx context.Context, ref string) (string, error) {
 	if id, ok := h.YNAB.PlanIDOf(ref); ok {
 		return id, nil
 	}
-	p, err := h.plan(ctx, ref, ynab.Recent)
+	p, err := h.plan(ctx, ref, ynab.WithinPreviewAge)
 	if err != nil {
 		return "", err
 	}

@@ -147,7 +147,7 @@ type costed interface{ setRequests(int) }
 // outputTypes are the Go types whose output schema is written by hand rather than inferred.
 var outputTypes = map[reflect.Type]*jsonschema.Schema{
 	// A journaled change's fields, passed through as recorded.
-	reflect.TypeFor[object](): {Types: []string{"object", "null"}},
+	reflect.TypeFor[recordedFields](): {Types: []string{"object", "null"}},
 }
 
 // addTool registers a typed handler. avenir reads the arguments itself (args.go): the input

@@ -37,7 +37,7 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		cat, err := spendableCategory(p, "category", in.Category)
 		if err != nil {
 			return nil, err
@@ -57,7 +57,7 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 			return nil, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
 		}
 		digits := Digits(currency(p))
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    setCategoryBudgetTool.Name,
 			subject: budgetSubject{CategoryID: cat.ID, Month: month, Amount: amount},

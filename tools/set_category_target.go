@@ -72,7 +72,7 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 	if err := checkTargetArgs(&in); err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		cat, err := spendableCategory(p, "category", in.Category)
 		if err != nil {
 			return nil, err
@@ -87,7 +87,7 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 		if bytes.Equal(before.fields(), after.fields()) && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("%s already has that target (%s): nothing to change", cat.Name, before.words(digits))
 		}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    setCategoryTargetTool.Name,
 			subject: s,

@@ -55,14 +55,14 @@ func (h *handlers) splitTransaction(ctx context.Context, req *mcp.CallToolReques
 	if len(in.Lines) < 2 {
 		return nil, writeOut{}, fmt.Errorf("lines: a split needs at least 2 lines, got %d; to give the whole transaction one category, use apply_categories", len(in.Lines))
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		t, err := splittable(p, in.TransactionID)
 		if err != nil {
 			return nil, err
 		}
 		digits := Digits(currency(p))
 		lines := make([]splitLine, len(in.Lines))
-		w := &write{plan: p, tool: splitTransactionTool.Name, notes: []string{splitWarning}}
+		w := &edit{plan: p, tool: splitTransactionTool.Name, notes: []string{splitWarning}}
 		var sum int64
 		for i, l := range in.Lines {
 			line, cat, err := readSplitLine(p, i, l)

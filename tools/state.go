@@ -333,7 +333,7 @@ func (h *handlers) findScheduled(ctx context.Context, op journal.Operation, ch j
 	if err != nil {
 		return "", fmt.Errorf("reading the scheduled transactions new since the write: %w", err)
 	}
-	p, err := h.YNAB.Plan(ctx, op.PlanID, ynab.Recent)
+	p, err := h.YNAB.Plan(ctx, op.PlanID, ynab.WithinPreviewAge)
 	if err != nil {
 		return "", err
 	}
@@ -362,14 +362,14 @@ func NewRecovery(d Deps) *Recovery { return &Recovery{h: &handlers{Deps: d, log:
 
 // Check returns op's changes, each with its outcome as YNAB shows it now.
 func (r *Recovery) Check(ctx context.Context, op journal.Operation) ([]journal.Change, error) {
-	return r.h.check(ctx, op)
+	return r.h.readOutcomes(ctx, op)
 }
 
-// check reads YNAB fresh and returns op's changes, each with its outcome: applied where YNAB
+// readOutcomes reads YNAB fresh and returns op's changes, each with its outcome: applied where YNAB
 // holds it, not_applied where it does not. A change that already has one (YNAB's answer said
 // so) keeps it. Nothing is inferred: a change is applied only if YNAB shows it, and a created
 // transaction is found by what it sent (findEntered), never assumed.
-func (h *handlers) check(ctx context.Context, op journal.Operation) ([]journal.Change, error) {
+func (h *handlers) readOutcomes(ctx context.Context, op journal.Operation) ([]journal.Change, error) {
 	if op.Tool == importTransactionsTool.Name && len(op.Changes) == 0 {
 		// What an import brought in is known only against the plan it was made on, which a
 		// restart has lost (importedSince): reading YNAB now cannot tell it from what was

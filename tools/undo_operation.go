@@ -51,7 +51,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, undoOut{}, err
 	}
 	var left []string
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		// The journal is read again: under the lock, the operation may have been undone since.
 		op, err := h.Journal.Get(op.ID)
 		if err != nil {
@@ -60,20 +60,20 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		if err := undo.Refusal(op); err != nil {
 			return nil, err
 		}
-		up, err := undo.Build(ctx, op, stateOf{h: h, p: p})
+		inverse, err := undo.Build(ctx, op, stateOf{h: h, p: p})
 		if err != nil {
 			return nil, err
 		}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    undoOperationTool.Name,
 			subject: undoSubject{OperationID: op.ID},
-			first:   up.First,
-			changes: up.Changes,
+			first:   inverse.First,
+			changes: inverse.Changes,
 			undoOf:  op.ID,
 		}
-		w.lines = undoLines(p, op, up.Changes)
-		for _, ch := range up.Changes {
+		w.lines = undoLines(p, op, inverse.Changes)
+		for _, ch := range inverse.Changes {
 			if note := targetLoss(p, ch); note != "" {
 				w.notes = append(w.notes, note)
 			}
@@ -81,9 +81,9 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
 			w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
 		}
-		w.notes = append(w.notes, undoNotes(up.Changes)...)
+		w.notes = append(w.notes, undoNotes(inverse.Changes)...)
 		left = nil
-		for _, l := range up.LeftAlone {
+		for _, l := range inverse.LeftAlone {
 			left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
 			w.notes = append(w.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
 		}

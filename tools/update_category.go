@@ -43,7 +43,7 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 	if in.Name == nil && in.Group == "" && in.Note == nil {
 		return nil, writeOut{}, errors.New("name: give a new name, a group to move the category to (group), a note, or any of them")
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		cat, from, err := ownCategory(p, "category", in.Category)
 		if err != nil {
 			return nil, err
@@ -63,7 +63,7 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 		before := map[string]any{"name": cat.Name, "category_group_id": from.ID}
 		after := map[string]any{"name": s.Name, "category_group_id": to.ID}
 		save := ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID}
-		w := &write{
+		w := &edit{
 			plan:    p,
 			tool:    updateCategoryTool.Name,
 			subject: s,

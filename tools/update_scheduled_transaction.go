@@ -55,7 +55,7 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 		in.Flag == "" && in.Account == "" {
 		return nil, writeOut{}, fmt.Errorf("give at least one field to change: date, frequency, amount, payee, category, memo, flag or account")
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		s, err := scheduledArg(p, "scheduled_transaction_id", in.ScheduledTransactionID)
 		if err != nil {
 			return nil, err
@@ -68,13 +68,13 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 		if len(e.after) == 0 && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("the scheduled transaction %s already has the values given: nothing to change", label)
 		}
-		w := &write{plan: p, tool: updateScheduledTransactionTool.Name, subject: subject,
+		w := &edit{plan: p, tool: updateScheduledTransactionTool.Name, subject: subject,
 			first: fmt.Sprintf("Change the scheduled transaction %s?", label)}
 		if len(e.after) > 0 {
 			ch := journal.Change{Kind: journal.KindScheduled, ID: s.ID, Label: label, Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
 			w.changes, w.lines = []journal.Change{ch}, []string{describeChange(p, ch)}
 		}
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

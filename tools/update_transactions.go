@@ -63,7 +63,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 	if err := checkEditCount("changes", len(in.Changes)); err != nil {
 		return nil, writeOut{}, err
 	}
-	build := func(ctx context.Context, p *ynab.Plan) (*write, error) {
+	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		ids := make([]string, len(in.Changes))
 		for i, c := range in.Changes {
 			ids[i] = c.TransactionID
@@ -72,7 +72,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 		if err != nil {
 			return nil, err
 		}
-		w := &write{plan: p, tool: updateTransactionsTool.Name}
+		w := &edit{plan: p, tool: updateTransactionsTool.Name}
 		subject := make([]txEdit, 0, len(txs))
 		now := h.Now().UTC()
 		for i, t := range txs {
@@ -94,7 +94,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 		}
 		w.subject = subject
 		w.first = fmt.Sprintf("Change %d transaction(s)?", len(w.changes))
-		return h.byChanges(w)
+		return h.appliedAsJournaled(w)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -33,7 +33,7 @@ func (a readArg) freshness() ynab.Freshness {
 	if a.Fresh {
 		return ynab.Fresh
 	}
-	return ynab.Current
+	return ynab.WithinWindow
 }
 
 // listed is how current the plan read for a call that shows no derived figure must be.
@@ -41,7 +41,7 @@ func (a readArg) listed() ynab.Freshness {
 	if a.Fresh {
 		return ynab.Fresh
 	}
-	return ynab.Listed
+	return ynab.EntitiesWithinWindow
 }
 
 // readResult is embedded in every read tool's output: the plan, the cost, and how old the data is.

@@ -26,8 +26,11 @@ import (
 // builds again, refuses a changed subject, journals "prepared" (write-ahead), calls YNAB, and
 // journals what YNAB holds, change by change. The preview recorded is the one the person saw.
 
-// write is one planned change of a plan.
-type write struct {
+// edit is one write of a plan as the person confirms it and the journal records it: the
+// subject, the preview, the field-level changes and the YNAB request(s) that make them. (The
+// YNAB plan it changes is plan; the journal's record of it, an Operation; its undo, an
+// undo.Inverse.)
+type edit struct {
 	plan    *ynab.Plan
 	tool    string
 	subject any
@@ -47,10 +50,10 @@ type write struct {
 	readBack func(ctx context.Context) (journal.Outcome, error)
 }
 
-// builder makes a write from a plan snapshot. The write path calls it on the plan as last
+// builder makes an edit from a plan snapshot. The write path calls it on the plan as last
 // read, for the preview, and again on a fresh read under the plan's lock, for what is applied.
 // Its errors are the person's to act on (bad arguments, a thing that does not exist).
-type builder func(ctx context.Context, p *ynab.Plan) (*write, error)
+type builder func(ctx context.Context, p *ynab.Plan) (*edit, error)
 
 // maxPreviewLines is how many change lines a preview shows before "… and N more".
 const maxPreviewLines = 20
@@ -65,7 +68,7 @@ const settleTimeout = 30 * time.Second
 
 // preview is the text the person sees: the first line, the change lines (at most 20, then
 // "… and N more"), then any warnings.
-func (w *write) preview() string {
+func (w *edit) preview() string {
 	var b strings.Builder
 	b.WriteString(w.first)
 	for i, l := range w.lines {
@@ -133,9 +136,9 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	// A confirming call builds only to recognise the subject the person saw; applyLocked reads
 	// fresh under the plan's lock before anything is written. So however long the person took
 	// to answer, this build costs no request.
-	f := ynab.Recent
+	f := ynab.WithinPreviewAge
 	if confirming(ctx, req, code) {
-		f = ynab.Cached
+		f = ynab.AsHeld
 	}
 	p, err := h.plan(ctx, planRef, f)
 	if err != nil {
@@ -197,7 +200,7 @@ func (h *handlers) applyUnconfirmed(ctx context.Context, req *mcp.CallToolReques
 	if err != nil {
 		return nil, out, fmt.Errorf("%s: %w", w.tool, err)
 	}
-	return h.record(ctx, req, w, w.preview(), fp, "none", "")
+	return h.journalAndApply(ctx, req, w, w.preview(), fp, "none", "")
 }
 
 // applyLocked applies what the person agreed to (shown, whose preview they saw and whose
@@ -205,7 +208,7 @@ func (h *handlers) applyUnconfirmed(ctx context.Context, req *mcp.CallToolReques
 // builds the write again, and records it. A subject that changed since the preview is the
 // confirmation contract's "The plan changed between the preview and the answer": nothing is
 // written. A before-state that moved while the subject held is applied, and said.
-func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, shown *write, build builder, preview, fingerprint, via string) (*mcp.CallToolResult, writeOut, error) {
+func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, shown *edit, build builder, preview, fingerprint, via string) (*mcp.CallToolResult, writeOut, error) {
 	out := writeOut{result: result{PlanID: shown.plan.ID}}
 	unlock, err := h.Journal.LockPlan(ctx, shown.plan.ID, lockWait)
 	if err != nil {
@@ -234,7 +237,7 @@ func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, sh
 	if now := w.preview(); now != preview && via != "none" {
 		moved = "Since the preview, the plan changed before this write: it was applied to the plan as it is now:\n" + now
 	}
-	return h.record(ctx, req, w, preview, fingerprint, via, moved)
+	return h.journalAndApply(ctx, req, w, preview, fingerprint, via, moved)
 }
 
 // lockKey marks a context whose call holds the write lock of the plan it names.
@@ -247,9 +250,9 @@ func holdsLock(ctx context.Context, planID string) bool {
 	return id != "" && id == planID
 }
 
-// record journals the write ahead, applies it, and journals what YNAB holds, change by
+// journalAndApply journals the write ahead, applies it, and journals what YNAB holds, change by
 // change. moved, if set, says how the before-state differed from the preview.
-func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *write, preview, fingerprint, via, moved string) (*mcp.CallToolResult, writeOut, error) {
+func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest, w *edit, preview, fingerprint, via, moved string) (*mcp.CallToolResult, writeOut, error) {
 	out := writeOut{result: result{PlanID: w.plan.ID}}
 	subject, err := json.Marshal(w.subject)
 	if err != nil {
@@ -296,7 +299,7 @@ func (h *handlers) record(ctx context.Context, req *mcp.CallToolRequest, w *writ
 		// YNAB may or may not have done what was asked: read it, and record what is there.
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		op.Changes = outcome.Changes
-		checked, err := h.check(settleCtx, op)
+		checked, err := h.readOutcomes(settleCtx, op)
 		cancel()
 		if err != nil {
 			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)

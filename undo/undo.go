@@ -22,8 +22,8 @@ type State interface {
 	Today() string
 }
 
-// Plan is the undo of one operation: the changes that take it back, and the ones left alone.
-type Plan struct {
+// Inverse is the undo of one operation: the changes that take it back, and the ones left alone.
+type Inverse struct {
 	Of        journal.Operation
 	First     string           // the preview's first line: "Undo: recategorise 2 transaction(s)?" or "Redo: …"
 	Changes   []journal.Change // the inverse changes, each with Before = what is there now
@@ -43,38 +43,38 @@ var ErrNothingToUndo = errors.New("nothing is left to undo")
 // reversed; every other one is left alone and named. It refuses, with a reason, an operation that
 // cannot be undone (see Refusal), and returns ErrNothingToUndo (wrapped, with the names) when
 // nothing would be written.
-func Build(ctx context.Context, op journal.Operation, st State) (Plan, error) {
+func Build(ctx context.Context, op journal.Operation, st State) (Inverse, error) {
 	if err := Refusal(op); err != nil {
-		return Plan{}, err
+		return Inverse{}, err
 	}
-	plan := Plan{Of: op, First: FirstLine(op)}
+	back := Inverse{Of: op, First: FirstLine(op)}
 	for _, ch := range op.Changes {
 		switch {
 		case ch.EnteredBy != "":
-			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: "entered by operation " + ch.EnteredBy})
+			back.LeftAlone = append(back.LeftAlone, LeftAlone{Change: ch, Why: "entered by operation " + ch.EnteredBy})
 			continue
 		case ch.Outcome == journal.OutcomeNotApplied:
-			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: "never applied"})
+			back.LeftAlone = append(back.LeftAlone, LeftAlone{Change: ch, Why: "never applied"})
 			continue
 		}
 		inv, why, err := inverse(ctx, ch, st)
 		if err != nil {
-			return Plan{}, err
+			return Inverse{}, err
 		}
 		if why != "" {
-			plan.LeftAlone = append(plan.LeftAlone, LeftAlone{Change: ch, Why: why})
+			back.LeftAlone = append(back.LeftAlone, LeftAlone{Change: ch, Why: why})
 			continue
 		}
-		plan.Changes = append(plan.Changes, inv)
+		back.Changes = append(back.Changes, inv)
 	}
-	if len(plan.Changes) == 0 {
+	if len(back.Changes) == 0 {
 		var names []string
-		for _, l := range plan.LeftAlone {
+		for _, l := range back.LeftAlone {
 			names = append(names, l.Change.Label+" ("+l.Why+")")
 		}
-		return plan, fmt.Errorf("operation %s: %w: %s. Nothing was written", op.ID, ErrNothingToUndo, strings.Join(names, "; "))
+		return back, fmt.Errorf("operation %s: %w: %s. Nothing was written", op.ID, ErrNothingToUndo, strings.Join(names, "; "))
 	}
-	return plan, nil
+	return back, nil
 }
 
 // inverse returns the change that takes ch back, or why it is left alone.

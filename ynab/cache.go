@@ -28,29 +28,29 @@ import (
 // (another client's writes, YNAB's derived figures), so the next delta asks from the knowledge
 // last read and gets the written entities once more, which merges to the same thing.
 
-// Freshness says how current a read must be.
+// Freshness says how current a read must be; each mode is named for its rule.
 type Freshness int
 
 const (
-	// Recent is what a write's preview uses: the plan as last read, up to PreviewAge old (or
+	// WithinPreviewAge is what a write's preview uses: the plan as last read, up to PreviewAge old (or
 	// the freshness window, if longer), with this process's own writes merged in. A preview
 	// needs no more: the confirming call reads Fresh and refuses a subject that changed.
-	Recent Freshness = iota
+	WithinPreviewAge Freshness = iota
 	// Fresh always asks YNAB for the changes since: what a write reads before it applies, and
 	// what a read does when the person says they changed something in YNAB.
 	Fresh
-	// Current is what a read tool shows: the plan as read within the freshness window (MaxAge),
+	// WithinWindow is what a read tool shows: the plan as read within the freshness window (MaxAge),
 	// with every figure this process's writes changed, derived ones included; after a write
 	// whose answer does not carry them, that costs one delta request.
-	Current
-	// Cached is what a confirming call reads before it takes the plan's lock and reads Fresh:
+	WithinWindow
+	// AsHeld is what a confirming call reads before it takes the plan's lock and reads Fresh:
 	// the snapshot this process holds, however old (unless a write made it stale), since it
 	// serves only to recognise the subject being confirmed. It asks YNAB only when there is none.
-	Cached
-	// Listed is what a read that shows no derived figure uses (transactions, payees, scheduled
-	// transactions): as Current, but a write whose answer carried what it wrote costs no
+	AsHeld
+	// EntitiesWithinWindow is what a read that shows no derived figure uses (transactions,
+	// payees, scheduled transactions): as WithinWindow, but a write whose answer carried what it wrote costs no
 	// request after it, since only derived figures may have moved.
-	Listed
+	EntitiesWithinWindow
 )
 
 const (
@@ -91,7 +91,7 @@ type planCache struct {
 	// ids); every read asks YNAB first.
 	stale bool
 	// derived: the snapshot holds this process's writes, but figures YNAB derives from them
-	// may have moved since; a Current read asks YNAB first, a Recent one need not.
+	// may have moved since; a WithinWindow read asks YNAB first, a WithinPreviewAge one need not.
 	derived bool
 	// byCollection is set once the plan export failed: the plan is then read and refreshed
 	// per collection (collections.go), each with its own server knowledge.
@@ -160,11 +160,11 @@ func (c *Client) reusable(pc *planCache, f Freshness) bool {
 	switch {
 	case pc.stale, f == Fresh, c.maxAge < 0:
 		return false
-	case f == Recent:
+	case f == WithinPreviewAge:
 		return age < max(c.maxAge, PreviewAge)
-	case f == Cached:
+	case f == AsHeld:
 		return true
-	case f == Listed:
+	case f == EntitiesWithinWindow:
 		return age < c.maxAge
 	default:
 		return !pc.derived && age < c.maxAge

@@ -71,7 +71,7 @@ func TestDeltaCacheEqualsFreshRead(t *testing.T) {
 					t.Fatalf("step %d: %v", step, err)
 				}
 				sb.ResetCounts()
-				if p, err = cached.Plan(ctx, sandbox.PlanID, ynab.Current); err != nil {
+				if p, err = cached.Plan(ctx, sandbox.PlanID, ynab.WithinWindow); err != nil {
 					t.Fatal(err)
 				}
 				n := sb.Counts().Total

@@ -48,14 +48,14 @@ func TestFreshnessWindows(t *testing.T) {
 		f     ynab.Freshness
 		want  int
 	}{
-		{"the first read exports the plan", 0, ynab.Current, 1},
-		{"a read within the window", 19 * time.Second, ynab.Current, 0},
-		{"a read after the window asks for the changes", 2 * time.Second, ynab.Current, 1},
+		{"the first read exports the plan", 0, ynab.WithinWindow, 1},
+		{"a read within the window", 19 * time.Second, ynab.WithinWindow, 0},
+		{"a read after the window asks for the changes", 2 * time.Second, ynab.WithinWindow, 1},
 		{"fresh always asks", 0, ynab.Fresh, 1},
-		{"a preview 59 s after the last read", 59 * time.Second, ynab.Recent, 0},
-		{"a read at that moment", 0, ynab.Current, 1},
-		{"a preview more than 60 s after it", 61 * time.Second, ynab.Recent, 1},
-		{"a confirming call's read, however late", 10 * time.Minute, ynab.Cached, 0},
+		{"a preview 59 s after the last read", 59 * time.Second, ynab.WithinPreviewAge, 0},
+		{"a read at that moment", 0, ynab.WithinWindow, 1},
+		{"a preview more than 60 s after it", 61 * time.Second, ynab.WithinPreviewAge, 1},
+		{"a confirming call's read, however late", 10 * time.Minute, ynab.AsHeld, 0},
 	}
 	var asOf time.Time
 	for _, s := range steps {
@@ -76,8 +76,8 @@ func TestFreshnessWindows(t *testing.T) {
 func TestFreshnessAlwaysAsk(t *testing.T) {
 	sb, url := startSandbox(t)
 	c := ynab.New(ynab.Options{BaseURL: url, Token: "t", MaxAge: -1, Now: func() time.Time { return today }})
-	cost(t, sb, c, ynab.Current)
-	for _, f := range []ynab.Freshness{ynab.Current, ynab.Recent, ynab.Fresh} {
+	cost(t, sb, c, ynab.WithinWindow)
+	for _, f := range []ynab.Freshness{ynab.WithinWindow, ynab.WithinPreviewAge, ynab.Fresh} {
 		if _, n := cost(t, sb, c, f); n != 1 {
 			t.Fatalf("freshness %d with a window of 0 cost %d requests, want 1", f, n)
 		}
@@ -90,7 +90,7 @@ func TestWritesFeedTheCache(t *testing.T) {
 	sb, url := startSandbox(t)
 	ctx := context.Background()
 	c := ynab.New(ynab.Options{BaseURL: url, Token: "t", MaxAge: ynab.MaxFreshness, Now: func() time.Time { return today }})
-	p, _ := cost(t, sb, c, ynab.Current)
+	p, _ := cost(t, sb, c, ynab.WithinWindow)
 	var tx ynab.TransactionSummary
 	for _, t := range p.Transactions {
 		if a, _ := p.Account(t.AccountID); !t.Deleted && a.OnBudget && t.TransferAccountID == nil && len(p.Lines(t.ID)) == 0 && t.FlagColor == nil {
@@ -110,7 +110,7 @@ func TestWritesFeedTheCache(t *testing.T) {
 	if _, err := c.UpdateTransactions(ctx, p.ID, []ynab.SaveTransaction{{ID: tx.ID, FlagColor: ynab.Some("purple")}}); err != nil {
 		t.Fatal(err)
 	}
-	p, n := cost(t, sb, c, ynab.Current)
+	p, n := cost(t, sb, c, ynab.WithinWindow)
 	if got, _ := p.Transaction(tx.ID); n != 0 || got.FlagColor == nil || *got.FlagColor != "purple" {
 		t.Fatalf("a read after a flag write cost %d requests and shows flag %v; want 0 and purple", n, got.FlagColor)
 	}
@@ -118,12 +118,12 @@ func TestWritesFeedTheCache(t *testing.T) {
 	if _, err := c.UpdateMonthCategory(ctx, p.ID, month, cat.ID, 123450); err != nil {
 		t.Fatal(err)
 	}
-	p, n = cost(t, sb, c, ynab.Recent)
+	p, n = cost(t, sb, c, ynab.WithinPreviewAge)
 	if got, _ := p.MonthCategory(month, cat.ID); n != 0 || got.Budgeted != 123450 {
 		t.Fatalf("a preview after assigning cost %d requests and shows %d assigned; want 0 and 123450", n, got.Budgeted)
 	}
 	before, _ := p.Month(month)
-	p, n = cost(t, sb, c, ynab.Current)
+	p, n = cost(t, sb, c, ynab.WithinWindow)
 	after, _ := p.Month(month)
 	if n != 1 || after.ToBeBudgeted == before.ToBeBudgeted {
 		t.Fatalf("a read after assigning cost %d requests, ready to assign %d → %d; want 1 delta that moves it", n, before.ToBeBudgeted, after.ToBeBudgeted)
@@ -132,20 +132,20 @@ func TestWritesFeedTheCache(t *testing.T) {
 	if _, err := c.UpdateTransactions(ctx, p.ID, []ynab.SaveTransaction{{ID: tx.ID, CategoryID: ynab.Some(cat.ID)}}); err != nil {
 		t.Fatal(err)
 	}
-	if p, n = cost(t, sb, c, ynab.Recent); n != 0 {
+	if p, n = cost(t, sb, c, ynab.WithinPreviewAge); n != 0 {
 		t.Fatalf("a preview after a category change cost %d requests, want 0", n)
 	}
 	if got, _ := p.Transaction(tx.ID); got.CategoryID == nil || *got.CategoryID != cat.ID {
 		t.Fatalf("the preview's snapshot does not show the category just written: %s, want %s", *got.CategoryID, cat.ID)
 	}
-	if _, n = cost(t, sb, c, ynab.Current); n != 1 {
+	if _, n = cost(t, sb, c, ynab.WithinWindow); n != 1 {
 		t.Fatalf("a read after a category change cost %d requests, want 1 (the activity moved)", n)
 	}
 
 	if _, err := c.ImportTransactions(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, n = cost(t, sb, c, ynab.Recent); n != 1 {
+	if _, n = cost(t, sb, c, ynab.WithinPreviewAge); n != 1 {
 		t.Fatalf("a preview after an import cost %d requests, want 1: the answer holds only ids", n)
 	}
 
@@ -153,7 +153,7 @@ func TestWritesFeedTheCache(t *testing.T) {
 	if _, err := c.UpdateTransactions(ctx, p.ID, []ynab.SaveTransaction{{ID: tx.ID, FlagColor: ynab.Some("red")}}); err == nil {
 		t.Fatal("the faulted write succeeded")
 	}
-	if _, n = cost(t, sb, c, ynab.Recent); n != 1 {
+	if _, n = cost(t, sb, c, ynab.WithinPreviewAge); n != 1 {
 		t.Fatalf("a preview after a failed write cost %d requests, want 1: whether it landed is not known", n)
 	}
 }
@@ -246,7 +246,7 @@ func TestPlanReadPerCollectionWhenTheExportFails(t *testing.T) {
 			sb.InjectFault(fault.fault)
 			c := ynab.New(ynab.Options{BaseURL: url, Token: "t", MaxAge: -1, Now: func() time.Time { return today },
 				HTTPClient: &http.Client{Timeout: 500 * time.Millisecond}})
-			p, err := c.Plan(ctx, sandbox.PlanID, ynab.Current)
+			p, err := c.Plan(ctx, sandbox.PlanID, ynab.WithinWindow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +282,7 @@ func TestPlanReadPerCollectionWhenTheExportFails(t *testing.T) {
 			if _, err := c.UpdateTransactions(ctx, p.ID, []ynab.SaveTransaction{{ID: tx.ID, Amount: ynab.Some(tx.Amount - 1000)}}); err != nil {
 				t.Fatal(err)
 			}
-			p, n := cost(t, sb, c, ynab.Current)
+			p, n := cost(t, sb, c, ynab.WithinWindow)
 			if n != 6 || sb.Counts().ByRoute["GET /plans/{plan_id}"] != 0 {
 				t.Fatalf("a refresh per collection cost %v, want the 6 collections' deltas", sb.Counts().ByRoute)
 			}

@@ -120,7 +120,7 @@ func benchSync(b *testing.B, sb *sandbox.Sandbox, url string, fault *sandbox.Fau
 		}
 		sb.ResetCounts()
 		c := ynab.New(ynab.Options{BaseURL: url, Token: "t", HTTPClient: benchClient(fault != nil)})
-		p, err := c.Plan(ctx, sandbox.PlanID, ynab.Current)
+		p, err := c.Plan(ctx, sandbox.PlanID, ynab.WithinWindow)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestLargePlanPerCollection(t *testing.T) {
 	sb, url := largePlan(t, 5000)
 	sb.InjectFault(sandbox.Fault{Method: "GET", PathContains: "/plans/" + sandbox.PlanID, Status: 503, Delay: 300 * time.Millisecond})
 	c := ynab.New(ynab.Options{BaseURL: url, Token: "t", HTTPClient: httpClient(true), Now: func() time.Time { return today }})
-	p, err := c.Plan(context.Background(), sandbox.PlanID, ynab.Current)
+	p, err := c.Plan(context.Background(), sandbox.PlanID, ynab.WithinWindow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestSyncChild(t *testing.T) {
 	if url == "" {
 		t.Skip("run by BenchmarkFirstSyncPeakRSS")
 	}
-	p, err := ynab.New(ynab.Options{BaseURL: url, Token: "t"}).Plan(context.Background(), sandbox.PlanID, ynab.Current)
+	p, err := ynab.New(ynab.Options{BaseURL: url, Token: "t"}).Plan(context.Background(), sandbox.PlanID, ynab.WithinWindow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestWritesOfAccountsPayeesSchedulesAndGroups(t *testing.T) {
 	sb, url := startSandbox(t)
 	ctx := context.Background()
 	c := ynab.New(ynab.Options{BaseURL: url, Token: "t", MaxAge: time.Hour})
-	p, err := c.Plan(ctx, sandbox.PlanID, ynab.Recent)
+	p, err := c.Plan(ctx, sandbox.PlanID, ynab.WithinPreviewAge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestWritesOfAccountsPayeesSchedulesAndGroups(t *testing.T) {
 	}
 
 	// Every write made the cached plan stale: the next read shows them all.
-	p, err = c.Plan(ctx, sandbox.PlanID, ynab.Recent)
+	p, err = c.Plan(ctx, sandbox.PlanID, ynab.WithinPreviewAge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestWritesOfAccountsPayeesSchedulesAndGroups(t *testing.T) {
 
 	_, err = c.DeleteScheduledTransaction(ctx, sandbox.PlanID, st.ID)
 	step("delete scheduled", err)
-	p, err = c.Plan(ctx, sandbox.PlanID, ynab.Recent)
+	p, err = c.Plan(ctx, sandbox.PlanID, ynab.WithinPreviewAge)
 	if err != nil {
 		t.Fatal(err)
 	}
