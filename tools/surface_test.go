@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
+
+	"github.com/avenir-mcp/avenir/internal/golden"
 )
 
 // The MCP surface as clients parse it: the names of spec/tools.md, annotations, output schemas,
@@ -83,11 +83,9 @@ func TestGuideCarriesTheAgentRule(t *testing.T) {
 	}
 }
 
-var updateToolsGolden = flag.Bool("update-tools-golden", false, "rewrite testdata/tools.golden.json from the server")
-
 // TestToolsListGolden keeps the MCP surface as clients see it (names, descriptions, schemas,
 // annotations) in testdata/tools.golden.json, so that any change to it is a visible diff in a
-// commit. Regenerate with: go test ./tools -run ToolsListGolden -update-tools-golden
+// commit. Regenerate with: go test ./tools -run ToolsListGolden -update-golden
 func TestToolsListGolden(t *testing.T) {
 	e := newEnv(t, envOptions{kind: modernNone})
 	res, err := e.session.ListTools(context.Background(), nil)
@@ -99,20 +97,5 @@ func TestToolsListGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "tools.golden.json")
-	if *updateToolsGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update-tools-golden to create it)", err)
-	}
-	if string(want) != string(got)+"\n" {
-		t.Fatalf("tools/list differs from %s; if the change is meant, run with -update-tools-golden and commit the diff", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "tools.golden.json"), append(got, '\n'))
 }

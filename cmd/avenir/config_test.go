@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,30 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var updateConfigGolden = flag.Bool("update-config-golden", false, "rewrite testdata/config/*.golden")
+	"github.com/avenir-mcp/avenir/internal/golden"
+)
 
 // configGolden compares got with testdata/config/NAME.golden.
 func configGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "config", name+".golden")
-	if *updateConfigGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update-config-golden to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got ---\n%s--- want ---\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "config", name+".golden"), []byte(got))
 }
 
 // configWorld is a home directory with a token kept in avenir's file, as after

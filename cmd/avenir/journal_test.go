@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,9 +13,9 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
-)
 
-var updateJournalGolden = flag.Bool("update-journal-golden", false, "rewrite testdata/journal/*.golden")
+	"github.com/avenir-mcp/avenir/internal/golden"
+)
 
 // cet is the time zone of the journal's golden tests.
 var cet = time.FixedZone("CET", 60*60)
@@ -195,30 +194,14 @@ func TestJournalGolden(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
-			golden(t, c.name, stdout)
+			journalGolden(t, c.name, stdout)
 		})
 	}
 }
 
-func golden(t *testing.T, name, got string) {
+func journalGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "journal", name+".golden")
-	if *updateJournalGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update-journal-golden to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got ---\n%s--- want ---\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "journal", name+".golden"), []byte(got))
 }
 
 // --json writes one whole operation a line, as the journal holds it.
@@ -428,7 +411,7 @@ func TestJournalResolveGolden(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q", st.name, code, stderr)
 		}
-		golden(t, st.name, stdout)
+		journalGolden(t, st.name, stdout)
 	}
 }
 

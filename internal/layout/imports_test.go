@@ -33,11 +33,12 @@ var allowed = map[string][]string{
 	"journal/pg":                {"journal", "confirm", "internal/pgtest"},
 	"internal/pgtest":           {},
 	"internal/layout":           {},
+	"internal/golden":           {},
 }
 
 // testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
 // server and the test helpers are how tests reach real surfaces.
-var testOnly = []string{"statement", "ynab/sandbox", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
+var testOnly = []string{"statement", "internal/golden", "ynab/sandbox", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
 
 func TestImportDirections(t *testing.T) {
 	goTool, err := exec.LookPath("go")
