@@ -23,7 +23,7 @@
 // fresh data at every call, so if the plan moved between the question and the
 // answer, the fingerprints differ and Ask fails with [ErrPlanChanged].
 //
-// # Three ways to ask
+// # Four ways to ask
 //
 // Ask reads the client's capabilities and protocol version from the request itself.
 //
@@ -43,6 +43,22 @@
 //     A code is 8 random bytes in base64url (11 characters), lives 600 seconds on
 //     the monotonic clock, confirms one fingerprint, is spent at its first use even
 //     when it does not match, and lives in memory only (but see Many instances).
+//  4. MCP Apps without elicitation ([ModeApp], card.go). A host that declares the extension
+//     io.modelcontextprotocol/ui with the MIME type text/html;profile=mcp-app, and no form
+//     elicitation, draws avenir's card (ui://avenir/confirm.html, which every confirmed tool
+//     names in _meta.ui.resourceUri). The first call returns confirmation_pending with the
+//     preview and the card's lines, and a one-time token (16 random bytes, 600 seconds, spent
+//     at its first use, bound to the fingerprint, the tool and the arguments) only in the
+//     result's _meta under [MetaKey]. The card's buttons call the app-only tool
+//     answer_confirmation with it; [Asker.RedeemCard] spends the token and gives back the call
+//     it was issued for, which the tools run again with [WithCard] in the context, so the answer
+//     goes through Ask like a form's: the same fingerprint check, lock, fresh read, journal.
+//     What the card relies on is the MCP Apps specification (modelcontextprotocol/ext-apps,
+//     specification/2026-01-26/apps.mdx): a tool whose _meta.ui.visibility is ["app"] is offered
+//     to the view and never to the model, and a result's _meta is for the host and the view,
+//     "not intended for model context" (a recommendation). Elicitation comes first where a
+//     client declares both; AlwaysCode still forces codes; under RequireElicitation a card's
+//     answer counts as the person's own.
 //
 // # How answers are read
 //
