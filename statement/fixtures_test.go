@@ -11,7 +11,7 @@ import (
 // first statement and the closing balance of its last, and whether the lines add up from one to
 // the other. Each case then checks the quirk its notes name.
 func TestFixtures(t *testing.T) {
-	dir := sharedFixturesDir(t)
+	dir := fixturesDir(t)
 	const (
 		unknown = iota // the file gives no opening balance
 		addsUp

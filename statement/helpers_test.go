@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -22,30 +21,6 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// sharedFixturesDir is ../shared/statements/fixtures beside the module's root (the shared folder
-// CI and the developers have); the test skips when it is absent.
-func sharedFixturesDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	fix := filepath.Join(dir, "..", "shared", "statements", "fixtures")
-	if _, err := os.Stat(fix); err != nil {
-		t.Skipf("no shared statement fixtures at %s", fix)
-	}
-	return fix
-}
 
 func balAt(date string, amount int64) *Balance { return &Balance{Date: date, Amount: amount} }
 
