@@ -44,6 +44,27 @@ var prompts = []promptDef{
 		},
 	},
 	{
+		prompt: mcp.Prompt{Name: "import_bank_statement", Title: "Import a bank statement",
+			Description: "Bring the bank's statement file into an account: what is already there is matched, the rest entered, in one confirmed write.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "account", Description: "the YNAB account the statement is for", Required: true},
+				{Name: "file", Description: "the statement file (in the folders avenir may read; default your Downloads)"},
+			}},
+		text: func(a map[string]string) (string, error) {
+			account := strings.TrimSpace(a["account"])
+			if account == "" {
+				return "", fmt.Errorf("account: name the YNAB account the statement is for")
+			}
+			file := "the statement file I name (ask me for it if I have not)"
+			if f := strings.TrimSpace(a["file"]); f != "" {
+				file = fmt.Sprintf("the file %q", f)
+			}
+			return fmt.Sprintf("Import %s into my YNAB account %q with avenir's import_statement. Show me its preview as it "+
+				"comes: how many lines are new, matched and already imported, the ambiguous ones and the warnings. I confirm "+
+				"it myself. Afterwards, tell me which new lines have no category, and offer suggest_categories for them.", file, account), nil
+		},
+	},
+	{
 		prompt: mcp.Prompt{Name: "what_changed_today", Title: "What the assistant changed today",
 			Description: "avenir's journal of today's writes, with how each was confirmed and what can be undone."},
 		readOnly: true,

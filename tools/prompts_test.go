@@ -25,7 +25,7 @@ func TestPrompts(t *testing.T) {
 		return names
 	}
 	e := newEnv(t, envOptions{kind: modernNone})
-	if got := list(e); !slices.Equal(got, []string{"categorize_uncategorized", "review_month", "what_changed_today"}) {
+	if got := list(e); !slices.Equal(got, []string{"categorize_uncategorized", "import_bank_statement", "review_month", "what_changed_today"}) {
 		t.Fatalf("prompts = %v", got)
 	}
 	if got := list(newEnv(t, envOptions{kind: modernNone, readOnly: true})); !slices.Equal(got, []string{"review_month", "what_changed_today"}) {
@@ -41,7 +41,7 @@ func TestPrompts(t *testing.T) {
 		offered[tl.Name] = true
 	}
 	for _, name := range list(e) {
-		res, err := e.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: map[string]string{"month": "2026-11"}})
+		res, err := e.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: map[string]string{"month": "2026-11", "account": "Betaalrekening"}})
 		if err != nil || len(res.Messages) != 1 {
 			t.Fatalf("%s: %v %+v", name, err, res)
 		}
@@ -62,5 +62,8 @@ func TestPrompts(t *testing.T) {
 		if name == "review_month" && !strings.Contains(body, "2026-11") {
 			t.Errorf("review_month ignores its month: %s", body)
 		}
+	}
+	if _, err := e.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "import_bank_statement"}); err == nil || !strings.Contains(err.Error(), "account") {
+		t.Errorf("import_bank_statement without an account: %v; want an error naming account", err)
 	}
 }
