@@ -97,10 +97,20 @@ func hostedConfigFromEnv(getenv func(string) string) (hostedConfig, error) {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return hostedConfig{}, fmt.Errorf("serve --hosted: %w", errors.Join(errs...))
+		return hostedConfig{}, hostedSettingsError{errors.Join(errs...)}
 	}
 	return cfg, nil
 }
+
+// hostedSettingsError lists what is wrong with the hosted mode's settings, one per line.
+type hostedSettingsError struct{ err error }
+
+func (e hostedSettingsError) Error() string {
+	return "serve --hosted: fix these settings (see the README, \"avenir hosted\"):\n  " +
+		strings.ReplaceAll(e.err.Error(), "\n", "\n  ")
+}
+
+func (e hostedSettingsError) Unwrap() error { return e.err }
 
 // hostedJournals gives each person their journal: pg.Journals, one PostgreSQL database, every
 // query scoped to the person.

@@ -402,6 +402,42 @@ func TestHosted(t *testing.T) {
 		}
 	})
 
+	t.Run("serve --hosted starts, is ready and stops", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		getenv := func(k string) string {
+			if k == "AVENIR_MCP_PUBLIC_URL" {
+				return "http://" + addr
+			}
+			return e.getenv(k)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var stderr hostedLogBuffer
+		done := make(chan error, 1)
+		go func() {
+			done <- runServe(ctx, []string{"--http", addr, "--hosted"}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: getenv})
+		}()
+		ready := false
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !ready; time.Sleep(50 * time.Millisecond) {
+			resp, err := http.Get("http://" + addr + "/readyz")
+			if err == nil {
+				ready = resp.StatusCode == 200
+				resp.Body.Close()
+			}
+		}
+		cancel()
+		if err := <-done; err != nil || !ready {
+			t.Fatalf("serve --hosted: ready %v, returned %v; stderr:\n%s", ready, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), `"msg":"avenir hosted serving MCP"`) {
+			t.Fatalf("serve --hosted logged no JSON start line:\n%s", stderr.String())
+		}
+	})
+
 	aliceToken, _ := e.signIn("alice")
 	bobToken, _ := e.signIn("bob")
 	alicePlan, bobPlan := sandbox.UserPlanID("alice", sandbox.PlanID), sandbox.UserPlanID("bob", sandbox.PlanID)
