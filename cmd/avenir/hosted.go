@@ -303,6 +303,7 @@ func (h *hosted) serverFor(ctx context.Context, c *auth.Caller) (*mcp.Server, er
 		return ps.server, nil
 	}
 	h.people[person] = &personServer{server: server, used: time.Now()}
+	h.metrics.people.Set(float64(len(h.people)))
 	h.mu.Unlock()
 	recoverJournal(context.WithoutCancel(ctx), deps.Journal, deps, log)
 	return server, nil

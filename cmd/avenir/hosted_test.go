@@ -657,6 +657,22 @@ func TestHosted(t *testing.T) {
 		}
 	})
 
+	t.Run("the sweep drops idle people's servers, and they come back", func(t *testing.T) {
+		if got := e.metric(a, "avenir_people_cached"); got != 1 {
+			t.Fatalf("instance A holds %v people's servers; want Alice's", got)
+		}
+		a.h.cfg.idleAfter = 0
+		a.h.sweep(context.Background())
+		if got := e.metric(a, "avenir_people_cached"); got != 0 {
+			t.Fatalf("after the sweep instance A holds %v people's servers; want none", got)
+		}
+		var out map[string]any
+		e.connect(a, aliceToken, "", false).ok("list_plans", map[string]any{}, &out)
+		if got := e.metric(a, "avenir_people_cached"); got != 1 {
+			t.Fatalf("after Alice's next call instance A holds %v people's servers; want hers", got)
+		}
+	})
+
 	t.Run("readyz fails when the database is down", func(t *testing.T) {
 		for _, in := range []*hostedInstance{a, b} {
 			if code, body := e.get(in.url + "/readyz"); code != 200 {
