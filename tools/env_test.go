@@ -86,10 +86,11 @@ type envOptions struct {
 	clock               func() time.Time // confirm's clock
 	maxAge              time.Duration    // the YNAB client's cache age (0: its default of 5 s)
 	token               string
-	answeredByTransport bool                           // as on stdio, with no answer ever written: no write counts as answered unless a test says so
-	afterAnswer         func(mcp.Request, func()) bool // Deps.AfterAnswer, when not answeredByTransport
-	sample              sandbox.Sample                 // the sandbox's plan; the zero value is the standard sample
-	statementDirs       []string                       // Deps.StatementDirs
+	answeredByTransport bool                                                            // as on stdio, with no answer ever written: no write counts as answered unless a test says so
+	afterAnswer         func(mcp.Request, func()) bool                                  // Deps.AfterAnswer, when not answeredByTransport
+	sample              sandbox.Sample                                                  // the sandbox's plan; the zero value is the standard sample
+	statementDirs       []string                                                        // Deps.StatementDirs
+	onCall              func(tool, status string, ynabRequests int, took time.Duration) // Deps.OnCall
 }
 
 func newEnv(t testing.TB, o envOptions) *testEnv {
@@ -115,7 +116,8 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 		t.Fatal(err)
 	}
 	deps := Deps{YNAB: e.client, Confirm: asker, Journal: j, ReadOnly: o.readOnly,
-		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test", AfterAnswer: o.afterAnswer, StatementDirs: o.statementDirs}
+		Now: func() time.Time { return *e.now.Load() }, Logger: logger, Version: "test", AfterAnswer: o.afterAnswer, StatementDirs: o.statementDirs,
+		OnCall: o.onCall}
 	if o.answeredByTransport {
 		deps.AfterAnswer = func(mcp.Request, func()) bool { return true } // the answer never goes out
 	}

@@ -48,6 +48,12 @@ type Deps struct {
 	// StatementDirs are the folders import_statement may read files from
 	// (AVENIR_MCP_STATEMENT_DIRS; the person's Downloads folder by default). None: no file.
 	StatementDirs []string
+	// OnCall, if set, is told of every tool call as it ends, for metrics (hosted avenir's
+	// /metrics): the tool (a card's answer counts as the tool it confirms), its status — a
+	// write's status field (applied, declined, confirmation_required, confirmation_pending),
+	// input_required for a question put to the client, error for a failed call, ok for any
+	// other — the YNAB requests it made and how long it took. It must not block.
+	OnCall func(tool, status string, ynabRequests int, took time.Duration)
 }
 
 // handlers carries the dependencies of every tool handler.
@@ -192,6 +198,9 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 				attrs = append(attrs, "error", err)
 			}
 			h.log.Info("tool call", attrs...)
+			if h.OnCall != nil {
+				h.OnCall(t.Name, callStatus(res, err, &o), counter.N(), h.Now().Sub(start))
+			}
 		}()
 		var in In
 		if err := decodeArgs(req.Params.Arguments, at, &in, t.Name); err != nil {
@@ -222,6 +231,20 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 	}
 	h.calls[t.Name] = handler
 	srv.AddTool(&t, handler)
+}
+
+// callStatus is a finished call's status for [Deps].OnCall; out is the handler's output.
+func callStatus(res *mcp.CallToolResult, err error, out any) string {
+	switch {
+	case err != nil || res == nil || res.IsError:
+		return "error"
+	case res.InputRequests != nil:
+		return "input_required"
+	}
+	if w, ok := out.(interface{ writeStatus() string }); ok && w.writeStatus() != "" {
+		return w.writeStatus()
+	}
+	return "ok"
 }
 
 // afterAnswer records that the outcome of operation id, which the result of req tells, reached

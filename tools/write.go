@@ -118,6 +118,9 @@ func (o *writeOut) applied() (journal.Operation, bool) {
 	return *o.recorded, true
 }
 
+// writeStatus is the write's status, for [Deps].OnCall.
+func (o *writeOut) writeStatus() string { return o.Status }
+
 // answeredOp is the operation whose outcome this result tells the client, if any.
 func (o *writeOut) answeredOp() string {
 	if o.Status != "applied" {

@@ -38,18 +38,30 @@ import (
 type httpFlags struct {
 	addr        string
 	allowRemote bool
+	hosted      bool // avenir hosted: many people, signed in with YNAB (hosted.go)
 }
 
 func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
 	h := &httpFlags{}
 	fs.StringVar(&h.addr, "http", "", "serve MCP over Streamable HTTP at this address (127.0.0.1:PORT) instead of stdio")
 	fs.BoolVar(&h.allowRemote, "http-allow-remote", false, "let --http listen on an address other machines can reach")
+	fs.BoolVar(&h.hosted, "hosted", false, "with --http: serve many people, signed in with YNAB, on PostgreSQL (see the README)")
 	return h
 }
 
 // check refuses an address other machines can reach, unless allowed: the bearer secret is the
 // only lock on it then, and it travels in plain HTTP.
 func (h *httpFlags) check() error {
+	if h.hosted {
+		// Hosted avenir is meant to be reached from elsewhere; OAuth guards it, not the address.
+		if h.addr == "" {
+			return usagef("serve: --hosted goes with --http ADDRESS (like :8080)")
+		}
+		if _, _, err := net.SplitHostPort(h.addr); err != nil {
+			return usagef("serve: --http %q: give an address and port, like :8080 or 0.0.0.0:8080", h.addr)
+		}
+		return nil
+	}
 	if h.addr == "" {
 		if h.allowRemote {
 			return usagef("serve: --http-allow-remote goes with --http ADDRESS")

@@ -23,7 +23,7 @@ import (
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
-const serveUsage = `Usage: avenir serve [--sandbox [--sample NAME]] [--log-level LEVEL] [--http 127.0.0.1:PORT]
+const serveUsage = `Usage: avenir serve [--sandbox [--sample NAME]] [--log-level LEVEL] [--http 127.0.0.1:PORT [--hosted]]
 
 Runs the avenir MCP server on stdin/stdout for an MCP client (Claude Desktop, Claude Code,
 VS Code, …). The client starts it; you do not run it by hand.
@@ -36,6 +36,10 @@ VS Code, …). The client starts it; you do not run it by hand.
                      bearer secret given at start (printed on a terminal, else in a file
                      it names), or AVENIR_MCP_HTTP_SECRET
   --http-allow-remote  let --http listen on an address other machines can reach
+  --hosted           with --http: avenir hosted, for many people who sign in with YNAB; its
+                     settings are AVENIR_MCP_DATABASE_URL, AVENIR_MCP_PUBLIC_URL,
+                     AVENIR_MCP_YNAB_CLIENT_ID, AVENIR_MCP_YNAB_CLIENT_SECRET and
+                     AVENIR_MCP_SECRET_KEY (see the README, "avenir hosted")
 
 Environment:
   YNAB_ACCESS_TOKEN               your YNAB personal access token; else YNAB_ACCESS_TOKEN_FILE,
@@ -77,6 +81,12 @@ func runServe(ctx context.Context, args []string, e env) error {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
 		return usagef("serve: --log-level %q: use debug, info, warn or error", *level)
+	}
+	if httpOpts.hosted {
+		if *useSandbox || *sampleName != "" {
+			return usagef("serve: --hosted reaches YNAB (or a sandbox at AVENIR_MCP_YNAB_URL and AVENIR_MCP_YNAB_OAUTH_URL); --sandbox and --sample do not go with it")
+		}
+		return serveHosted(ctx, httpOpts.addr, e, hostedLogger(e.stderr, lvl))
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 
