@@ -5,15 +5,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/internal/pgmigrate"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -139,125 +135,23 @@ func (s *ConfirmStore) Sweep(ctx context.Context, now time.Time) (int64, error) 
 
 // Ready reports whether the database answers and holds this avenir's avenir_confirm schema,
 // for /readyz.
-func (s *ConfirmStore) Ready(ctx context.Context) error {
-	var v int
-	err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM avenir_confirm.schema_migrations").Scan(&v)
-	if err != nil {
-		return fmt.Errorf("reading the avenir_confirm schema's version: %w", err)
-	}
-	if want := ConfirmStoreSchemaVersion(); v != want {
-		return fmt.Errorf("the avenir_confirm schema is at version %d; this avenir needs %d", v, want)
-	}
-	return nil
-}
+func (s *ConfirmStore) Ready(ctx context.Context) error { return confirmSchema.Migrated(ctx, s.pool) }
 
-// The avenir_confirm schema's migrations: confirmstore_migrations/NNNN_name.sql, applied in
-// order, each once, each in a transaction of its own. A released migration is never edited; a
-// change is a new file.
+// The avenir_confirm schema's migrations: confirmstore_migrations/NNNN_name.sql (see
+// internal/pgmigrate).
 //
 //go:embed confirmstore_migrations/*.sql
 var confirmMigrationFiles embed.FS
 
-// confirmMigrationLock is the advisory lock key that serialises MigrateConfirmStore across
-// instances starting together: "avenirco" in ASCII, apart from every other avenir schema's.
-const confirmMigrationLock int64 = 0x6176656e6972636f
-
-type confirmMigration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func confirmMigrations() ([]confirmMigration, error) {
-	const dir = "confirmstore_migrations"
-	entries, err := fs.ReadDir(confirmMigrationFiles, dir)
-	if err != nil {
-		return nil, err
-	}
-	var ms []confirmMigration
-	for _, e := range entries {
-		num, name, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 || len(num) != 4 {
-			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
-		}
-		b, err := confirmMigrationFiles.ReadFile(path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, confirmMigration{v, name, string(b)})
-	}
-	slices.SortFunc(ms, func(a, b confirmMigration) int { return a.version - b.version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("avenir_confirm migrations must be numbered 1, 2, 3… without gaps; found %d where %d belongs", m.version, i+1)
-		}
-	}
-	return ms, nil
-}
+var confirmSchema = pgmigrate.Schema{Name: "avenir_confirm", Files: confirmMigrationFiles, Dir: "confirmstore_migrations"}
 
 // ConfirmStoreSchemaVersion is the version of the avenir_confirm schema this avenir knows.
-func ConfirmStoreSchemaVersion() int {
-	ms, err := confirmMigrations()
-	if err != nil {
-		return 0
-	}
-	return len(ms)
-}
+func ConfirmStoreSchemaVersion() int { return confirmSchema.Version() }
 
 // MigrateConfirmStore brings the database's avenir_confirm schema, with its own
 // avenir_confirm.schema_migrations table, to this avenir's version. Instances starting together
-// are serialised by a session advisory lock: one migrates, the others then find nothing to do.
-// A schema migrated by a newer avenir is refused rather than used.
+// are serialised by an advisory lock: one migrates, the others then find nothing to do. A
+// schema migrated by a newer avenir is refused rather than used.
 func MigrateConfirmStore(ctx context.Context, pool *pgxpool.Pool) error {
-	ms, err := confirmMigrations()
-	if err != nil {
-		return err
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("connecting to the database to migrate avenir_confirm: %w", err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", confirmMigrationLock); err != nil {
-		return fmt.Errorf("waiting for the avenir_confirm migration lock: %w", err)
-	}
-	defer func() {
-		// Unlock even when ctx is done; if that fails too, close the connection, which ends the
-		// session and so frees its lock.
-		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", confirmMigrationLock); err != nil {
-			conn.Conn().Close(uctx)
-		}
-	}()
-
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS avenir_confirm;
-		CREATE TABLE IF NOT EXISTS avenir_confirm.schema_migrations (
-			version     integer PRIMARY KEY,
-			name        text NOT NULL,
-			applied_at  timestamptz NOT NULL DEFAULT now()
-		)`); err != nil {
-		return fmt.Errorf("creating avenir_confirm.schema_migrations: %w", err)
-	}
-	var current int
-	if err := conn.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM avenir_confirm.schema_migrations").Scan(&current); err != nil {
-		return fmt.Errorf("reading the avenir_confirm schema's version: %w", err)
-	}
-	if current > len(ms) {
-		return fmt.Errorf("the database's avenir_confirm schema is at version %d, newer than this avenir knows (%d): run a newer avenir", current, len(ms))
-	}
-	for _, m := range ms[current:] {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "INSERT INTO avenir_confirm.schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("applying avenir_confirm migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return nil
+	return confirmSchema.Migrate(ctx, pool)
 }
