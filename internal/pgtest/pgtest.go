@@ -31,13 +31,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -48,7 +46,7 @@ type Cluster struct {
 	bin     string // the folder of initdb, pg_ctl, psql, pg_dump
 	dir     string // the temporary folder: data/, the socket, the log
 	port    int
-	cred    *syscall.Credential // the postgres user, when the tests run as root
+	cred    *credential // the postgres user, when the tests run as root
 	mu      sync.Mutex
 	stopped bool
 }
@@ -119,7 +117,7 @@ func StartCluster() (*Cluster, error) {
 		return nil, fmt.Errorf("making the cluster's folder: %w", err)
 	}
 	if c.cred != nil {
-		if err := os.Chown(c.dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+		if err := chown(c.dir, c.cred); err != nil {
 			os.RemoveAll(c.dir)
 			return nil, fmt.Errorf("giving %s to the postgres user: %w", c.dir, err)
 		}
@@ -144,19 +142,6 @@ func StartCluster() (*Cluster, error) {
 	}
 	os.RemoveAll(c.dir)
 	return nil, err
-}
-
-func postgresUser() (*syscall.Credential, error) {
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, fmt.Errorf("running as root, PostgreSQL needs the postgres user (Debian's package makes it): %w", err)
-	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("the postgres user's ids %q:%q are not numbers", u.Uid, u.Gid)
-	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
 func freePort() (int, error) {
@@ -193,7 +178,7 @@ func (c *Cluster) run(name string, args ...string) error {
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	if c.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+		runAs(cmd, c.cred)
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
