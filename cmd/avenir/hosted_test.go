@@ -149,7 +149,10 @@ type hostedBrowser struct {
 }
 
 func newHostedBrowser(t *testing.T) *hostedBrowser {
-	jar, _ := cookiejar.New(nil)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &hostedBrowser{t, &http.Client{Jar: jar, Timeout: 20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
@@ -167,7 +170,10 @@ func (b *hostedBrowser) do(method, u string, form url.Values) (*http.Response, s
 		b.t.Fatalf("%s %s: %v", method, u, err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.t.Fatalf("%s %s: reading the answer: %v", method, u, err)
+	}
 	return resp, string(body)
 }
 
@@ -309,10 +315,7 @@ func (c *hostedClient) ok(name string, args map[string]any, out any) {
 	if res.IsError {
 		c.t.Fatalf("%s(%v) failed: %s", name, args, resultText(res))
 	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, out); err != nil {
-		c.t.Fatalf("%s: %v", name, err)
-	}
+	remarshal(c.t, res.StructuredContent, out)
 }
 
 type hostedWrite struct {
@@ -520,13 +523,11 @@ func TestHosted(t *testing.T) {
 		tennis := e.assigned("alice", "Tennis")
 		res := cardB.call("move_money", hostedMove("5"))
 		var pending hostedWrite
-		raw, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(raw, &pending)
+		remarshal(t, res.StructuredContent, &pending)
 		var card confirm.CardToken
-		meta, _ := json.Marshal(res.Meta[confirm.MetaKey])
-		json.Unmarshal(meta, &card)
+		remarshal(t, res.Meta[confirm.MetaKey], &card)
 		if res.IsError || pending.Status != "confirmation_pending" || card.Token == "" {
-			t.Fatalf("on a card host: %s (_meta %s); want confirmation_pending with a token", resultText(res), meta)
+			t.Fatalf("on a card host: %s (_meta %v); want confirmation_pending with a token", resultText(res), res.Meta)
 		}
 		var done hostedWrite
 		cardA.ok("answer_confirmation", map[string]any{"token": card.Token, "answer": "accept"}, &done)
@@ -556,21 +557,7 @@ func TestHosted(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range tries {
-					res, err := cl.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_money", Arguments: hostedMove("1")})
-					if err != nil || res.IsError {
-						continue
-					}
-					var first hostedWrite
-					raw, _ := json.Marshal(res.StructuredContent)
-					json.Unmarshal(raw, &first)
-					res, err = cl.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_money", Arguments: hostedWithCode(hostedMove("1"), first.Confirmation)})
-					if err != nil || res.IsError {
-						continue // the plan moved between preview and code: asked again
-					}
-					var done hostedWrite
-					raw, _ = json.Marshal(res.StructuredContent)
-					json.Unmarshal(raw, &done)
-					if done.Status == "applied" {
+					if confirmedMove(cl.cs) { // else the plan moved between preview and code: ask again
 						mu.Lock()
 						applied++
 						mu.Unlock()
@@ -592,7 +579,10 @@ func TestHosted(t *testing.T) {
 		const token, refused = `avenir_ynab_requests_total{endpoint="oauth",method="POST",status="2xx"}`, `avenir_ynab_requests_total{endpoint="api",method="GET",status="4xx"}`
 		refreshes := e.metric(a, token) + e.metric(b, token)
 		refusals := e.metric(a, refused) + e.metric(b, refused)
-		req, _ := http.NewRequest("POST", e.sbOrigin+"/_sandbox/oauth/expire", nil)
+		req, err := http.NewRequest("POST", e.sbOrigin+"/_sandbox/oauth/expire", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set("Authorization", "Bearer control") // any token: the sandbox has none of its own
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -688,7 +678,10 @@ func TestHosted(t *testing.T) {
 		if code, _ := e.get(a.url + "/healthz"); code != 200 {
 			t.Fatalf("/healthz with the database down: %d; want 200 (the process is up)", code)
 		}
-		req, _ := http.NewRequest("POST", a.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req, err := http.NewRequest("POST", a.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set("Authorization", "Bearer "+aliceToken)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -800,5 +793,17 @@ func TestHostedLogMasksMoney(t *testing.T) {
 	log.Warn("x", "err", fmt.Errorf("wrapped: %w", io.EOF), "amount_free", "12.50")
 	if s := buf.String(); strings.Contains(s, "12.50 available") || !strings.Contains(s, `"ynab_requests":3`) || !strings.Contains(s, `"amount_free":"12.50"`) {
 		t.Fatalf("log = %s", s)
+	}
+}
+
+// remarshal reads from (a result's structured content, say) into to, through JSON.
+func remarshal(t testing.TB, from, to any) {
+	t.Helper()
+	raw, err := json.Marshal(from)
+	if err == nil {
+		err = json.Unmarshal(raw, to)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }

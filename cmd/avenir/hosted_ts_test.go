@@ -170,7 +170,10 @@ func TestHostedTSOAuth(t *testing.T) {
 	// mcpStatus is what avenir answers a tools/list with token.
 	mcpStatus := func(t *testing.T, token string) int {
 		t.Helper()
-		req, _ := http.NewRequest("POST", mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req, err := http.NewRequest("POST", mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
