@@ -43,12 +43,20 @@ type operationView struct {
 	Tool         string    `json:"tool"`
 	Summary      string    `json:"summary"`
 	Status       string    `json:"status"`
-	ConfirmedVia string    `json:"confirmed_via" jsonschema:"mrtr, elicit, code, or none for approve and import"`
+	ConfirmedVia string    `json:"confirmed_via" jsonschema:"mrtr, elicit, app (the card), code, or none for approve and import"`
 	Client       string    `json:"client,omitempty"`
 	Error        string    `json:"error,omitempty"`
 	Note         string    `json:"note,omitempty"`
 	Undo         undoView  `json:"undo"`
+	// Changes are the first few of the operation's changes, each with its outcome, for the
+	// journal's timeline; get_operation has them all, with before and after.
+	Changes     []cardLine `json:"changes,omitempty" jsonschema:"the first changes with their outcome (get_operation has all)"`
+	MoreChanges int        `json:"more_changes,omitempty"`
 }
+
+// opChangesShown bounds the changes a list_operations row names: enough for a timeline to say
+// what an operation touched, few enough that twenty rows stay small.
+const opChangesShown = 3
 
 type listOperationsOut struct {
 	result
@@ -89,6 +97,13 @@ func viewOperation(op journal.Operation) operationView {
 	}
 	if err := undo.Refusal(op); err != nil {
 		v.Undo.CanUndo, v.Undo.Why = false, err.Error()
+	}
+	for i, c := range op.Changes {
+		if i == opChangesShown {
+			v.MoreChanges = len(op.Changes) - opChangesShown
+			break
+		}
+		v.Changes = append(v.Changes, cardLine{Label: c.Label, Outcome: c.Outcome})
 	}
 	return v
 }

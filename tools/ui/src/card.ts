@@ -408,12 +408,15 @@ export class Card {
 /** table is every change, label and before → after, with each one's outcome where known. */
 export function changesTable(changes: Data[], outcomes: boolean): HTMLElement {
   const withOutcome = outcomes && changes.some((c) => str(c.outcome) !== "");
+  // A list that names its changes without their values (the journal's timeline) shows no
+  // empty Before and After columns.
+  const withValues = changes.some((c) => shownValue(c.before) !== "—" || shownValue(c.after) !== "—");
   const head = el(
     "tr",
     {},
     el("th", { scope: "col" }, "Change"),
-    el("th", { scope: "col", class: "num" }, "Before"),
-    el("th", { scope: "col", class: "num" }, "After"),
+    withValues && el("th", { scope: "col", class: "num" }, "Before"),
+    withValues && el("th", { scope: "col", class: "num" }, "After"),
     withOutcome && el("th", { scope: "col", class: "outcome" }, "In YNAB"),
   );
   const rows = changes.map((c) =>
@@ -421,8 +424,9 @@ export function changesTable(changes: Data[], outcomes: boolean): HTMLElement {
       "tr",
       {},
       el("th", { scope: "row" }, keepDates(str(c.label) || str(c.kind) || "—")),
-      el("td", { class: `${valueClass(c.before)} before` }, shownValue(c.before)),
-      el("td", { class: valueClass(c.after) }, el("span", { "aria-hidden": "true", class: "muted" }, "→ "), shownValue(c.after)),
+      withValues && el("td", { class: `${valueClass(c.before)} before` }, shownValue(c.before)),
+      withValues &&
+        el("td", { class: valueClass(c.after) }, el("span", { "aria-hidden": "true", class: "muted" }, "→ "), shownValue(c.after)),
       withOutcome && outcomeCell(str(c.outcome)),
     ),
   );
