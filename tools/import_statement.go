@@ -302,6 +302,9 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 	}
 	sp := &statementPlan{acct: acct}
 	all := numberLines(st.Lines) // occurrences count in the whole statement, whatever is taken
+	// The plan runs oldest first whatever the bank's order (ING lists its lines newest first),
+	// so the preview's first lines are the statement's first, in every format.
+	slices.SortStableFunc(all, func(a, b stmtLine) int { return strings.Compare(a.Date, b.Date) })
 	today := now.Format(time.DateOnly)
 	oldest := now.AddDate(-maxYearsBack, 0, 0).Format(time.DateOnly)
 	outside := 0
