@@ -481,7 +481,38 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 	var marks []ynab.SaveTransaction
 	marked := map[string]bool{}
 	k := 0 // the next of subject.Creates
+	// The preview shows 20 lines: those the person must look at come first — left out,
+	// ambiguous, then what is written (the new ones, the ones marked cleared), then what needs
+	// nothing (imported already, matched and cleared already) — each group oldest first, so a
+	// long statement's few odd lines are never behind "… and N more".
+	const (
+		showLeftOut = iota
+		showAmbiguous
+		showNew
+		showMarked
+		showImported
+		showSettled
+		showGroups
+	)
+	group := func(l *stmtLine) int {
+		switch l.kind {
+		case lineLeftOut:
+			return showLeftOut
+		case lineAmbiguous:
+			return showAmbiguous
+		case lineNew:
+			return showNew
+		case lineImported:
+			return showImported
+		}
+		if l.tx.Cleared == ynab.Uncleared {
+			return showMarked
+		}
+		return showSettled
+	}
+	shown := make([][]string, showGroups)
 	for _, l := range sp.lines {
+		before := len(w.lines)
 		amount := FormatFlow(l.Amount, digits)
 		bank := shortBank(l.bankText())
 		switch l.kind {
@@ -543,7 +574,10 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 		case lineLeftOut:
 			w.lines = append(w.lines, fmt.Sprintf("left out: %s %s%s: %s", l.Date, amount, bankNote(bank, ""), l.why))
 		}
+		g := group(&l)
+		shown[g] = append(shown[g], w.lines[before:]...)
 	}
+	w.lines = slices.Concat(shown...)
 	for _, id := range sp.subject.Cleared {
 		t, _ := p.Transaction(id)
 		w.changes = append(w.changes, editChange(id, txLabel(p, t), "cleared", t.Cleared, target))
