@@ -227,21 +227,32 @@ func readStatementFile(path string, dirs []string) ([]byte, error) {
 	if !inside {
 		return nil, fmt.Errorf("file: %s is not inside the folders avenir may read statements from (%s; AVENIR_MCP_STATEMENT_DIRS sets them)", quoted(path), strings.Join(dirs, string(filepath.ListSeparator)))
 	}
+	// What the path is, before it is opened: opening a named pipe blocks until something writes
+	// to it, so a pipe in the Downloads folder would hold the call for ever.
+	info, err := os.Stat(real)
+	if err == nil {
+		err = regularStatementFile(path, info)
+	} else {
+		err = fmt.Errorf("file: %s cannot be read", quoted(path))
+	}
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(real)
 	if err != nil {
 		return nil, fmt.Errorf("file: %s cannot be read", quoted(path))
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	switch {
-	case err != nil:
+	// The file opened is the one looked at (not one put in its place meanwhile).
+	opened, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("file: %s cannot be read", quoted(path))
-	case info.IsDir():
-		return nil, fmt.Errorf("file: %s is a folder; give the statement file in it", quoted(path))
-	case !info.Mode().IsRegular():
-		return nil, fmt.Errorf("file: %s is not a regular file (a device, pipe or socket); give a statement file", quoted(path))
-	case info.Size() > maxStatementFile:
-		return nil, fmt.Errorf("file: %s is %d bytes; a statement file may be at most 10 MB", quoted(path), info.Size())
+	}
+	if !os.SameFile(info, opened) {
+		return nil, fmt.Errorf("file: %s changed while it was opened; try again", quoted(path))
+	}
+	if err := regularStatementFile(path, opened); err != nil {
+		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxStatementFile+1))
 	if err != nil {
@@ -251,6 +262,20 @@ func readStatementFile(path string, dirs []string) ([]byte, error) {
 		return nil, fmt.Errorf("file: %s is over 10 MB; a statement file may be at most 10 MB", quoted(path))
 	}
 	return data, nil
+}
+
+// regularStatementFile refuses what is not a regular file of at most 10 MB: a folder, a
+// device, a pipe or a socket, whose content is never read.
+func regularStatementFile(path string, info os.FileInfo) error {
+	switch {
+	case info.IsDir():
+		return fmt.Errorf("file: %s is a folder; give the statement file in it", quoted(path))
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("file: %s is not a regular file (a device, pipe or socket); give a statement file", quoted(path))
+	case info.Size() > maxStatementFile:
+		return fmt.Errorf("file: %s is %d bytes; a statement file may be at most 10 MB", quoted(path), info.Size())
+	}
+	return nil
 }
 
 // statementPlan is import_statement's plan on one plan snapshot.
