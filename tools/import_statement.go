@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -354,7 +355,12 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 		sp.notes = append(sp.notes, fmt.Sprintf("%d line(s) outside since/until are left out.", outside))
 	}
 	if st.Account != "" && st.Account != multipleAccounts && !namesAccount(acct, st.Account) {
-		sp.notes = append(sp.notes, fmt.Sprintf("The statement is for account number %s, which is not in %s's name or note in YNAB: check that it is the right account.", st.Account, acct.Name))
+		if other := accountNumbers(acct.Name + " " + str(acct.Note)); len(other) > 0 {
+			sp.notes = append(sp.notes, fmt.Sprintf("The statement is for account number %s, and %s's name or note in YNAB says %s: it may be another account's statement; check before you confirm.",
+				st.Account, acct.Name, strings.Join(other, ", ")))
+		} else {
+			sp.notes = append(sp.notes, fmt.Sprintf("The statement is for account number %s, which is not in %s's name or note in YNAB: check that it is the right account.", st.Account, acct.Name))
+		}
 	} else if st.Account == multipleAccounts {
 		sp.notes = append(sp.notes, fmt.Sprintf("The file holds statements for more than one account number; all their lines are planned for %s: check that they are its own.", acct.Name))
 	}
@@ -439,6 +445,19 @@ func namesAccount(acct *ynab.Account, number string) bool {
 	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
 	n := norm(number)
 	return n != "" && strings.Contains(norm(acct.Name+" "+str(acct.Note)), n)
+}
+
+// accountNumber is how an account number is written in an account's name or note: an IBAN,
+// with or without its groups of four spaced, or a run of at least seven digits.
+var accountNumber = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b|\b[0-9]{7,}\b`)
+
+// accountNumbers are the account numbers written in s, spaces taken out.
+func accountNumbers(s string) []string {
+	var out []string
+	for _, m := range accountNumber.FindAllString(strings.ToUpper(s), -1) {
+		out = append(out, strings.ReplaceAll(m, " ", ""))
+	}
+	return out
 }
 
 // warnUncleared names the uncleared transactions of the account in the statement's period

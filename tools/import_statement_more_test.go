@@ -169,3 +169,117 @@ func TestImportStatementLostAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A truncated or malformed statement, or one with a date that does not exist, in each format: a
+// clear error naming the argument and at most a line number (a column for a CSV), nothing of
+// the file's content, nothing written.
+func TestImportStatementBrokenFiles(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	// Words of the sample's lines: none may show in an error.
+	secrets := []string{"LOETJE", "ALBERT", "BEA", "Betaalpas", "SEPA", "NL91ABNA", "54,00", "54.00", "2026-11-20", "20261120", "261120"}
+	for _, c := range []struct {
+		format, name string
+		broken       func(s string) string
+		want         string // what the error must say after "content: the statement cannot be read: "
+	}{
+		{"csv", "truncated", func(s string) string { return s[:strings.Index(s, "Tikkie ID")+3] }, "line 21: a quoted field is never closed (is the file cut short?)"},
+		{"csv", "malformed amount", func(s string) string { return strings.Replace(s, `"54,00"`, `"54,0O"`, 1) }, "line 31, column Bedrag (EUR): is not an amount"},
+		{"csv", "a date that does not exist", func(s string) string { return strings.Replace(s, `"20261120"`, `"20261131"`, 1) }, "line 31, column Datum: is not a date (expected YYYYMMDD)"},
+		{"ofx", "truncated", func(s string) string { return s[:len(s)/2] }, "line 11: the file ends before the <OFX> element that starts here is closed: it is truncated"},
+		{"ofx", "malformed amount", func(s string) string { return strings.Replace(s, "<TRNAMT>-54.00", "<TRNAMT>-54.0O", 1) }, "line 15: the transaction's TRNAMT is not an amount"},
+		{"ofx", "a date that does not exist", func(s string) string { return strings.Replace(s, "<DTPOSTED>20261120", "<DTPOSTED>20261131", 1) }, "line 15: the transaction's DTPOSTED is not a date (YYYYMMDD)"},
+		{"camt053", "truncated", func(s string) string { return s[:len(s)/2] }, "line 21: the file ends inside an element: it is truncated"},
+		{"camt053", "malformed amount", func(s string) string {
+			return strings.Replace(s, `<Amt Ccy="EUR">54.00</Amt>`, `<Amt Ccy="EUR">54.0O</Amt>`, 1)
+		}, "line 7: the Ntry's Amt is not an amount"},
+		{"camt053", "a date that does not exist", func(s string) string {
+			return strings.Replace(s, "<BookgDt><Dt>2026-11-20", "<BookgDt><Dt>2026-11-31", 1)
+		}, "line 7: the Ntry's BookgDt is not a date (YYYY-MM-DD)"},
+		{"mt940", "truncated", func(s string) string { return s[:len(s)/2] }, "line 1: the statement that starts here has no closing balance (:62F:): the file may be truncated"},
+		{"mt940", "malformed amount", func(s string) string { return strings.Replace(s, "D54,00NTRF", "D54,0ONTRF", 1) }, "line 5: the :61: transaction has no transaction type"},
+		{"mt940", "a date that does not exist", func(s string) string { return strings.Replace(s, ":61:2611201120", ":61:2611311131", 1) }, "line 5: the :61: transaction has a value date that is not a date (YYMMDD)"},
+	} {
+		t.Run(c.format+" "+c.name, func(t *testing.T) {
+			sample := sampleStatement(t, c.format)
+			broken := c.broken(sample)
+			if broken == sample {
+				t.Fatal("the test's edit changed nothing of the sample")
+			}
+			e.sb.ResetCounts()
+			msg := e.fails("import_statement", map[string]any{"account": "Betaalrekening", "content": broken}, "content: the statement cannot be read")
+			if !strings.Contains(msg, "content: the statement cannot be read: "+c.want) {
+				t.Errorf("%q: want it to say %q", msg, c.want)
+			}
+			for _, s := range secrets {
+				if strings.Contains(msg, s) {
+					t.Errorf("%q shows %q of the file", msg, s)
+				}
+			}
+			if e.writes() != 0 || len(createsMade(e)) != 0 {
+				t.Fatalf("%d writes", e.writes())
+			}
+		})
+	}
+}
+
+// The statement's account number against the account's: where the account's name (or note)
+// gives another number, the preview warns that it may be another account's statement; where it
+// gives the statement's own (spaced as people write an IBAN), it says nothing of it; where it
+// gives none, it asks to check.
+func TestImportStatementAccountNumber(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	for _, name := range []string{"ING NL02 INGB 0001 2345 67", "Betaal NL91 ABNA 0417 1643 00"} {
+		e.confirmedByCode("create_account", map[string]any{"name": name, "type": "checking", "balance": "0"})
+	}
+	ofx := sampleStatement(t, "ofx")
+	for _, c := range []struct {
+		account, want, not string
+	}{
+		{"ING NL02 INGB 0001 2345 67", "The statement is for account number NL91ABNA0417164300, and ING NL02 INGB 0001 2345 67's name or note in YNAB says NL02INGB0001234567: it may be another account's statement; check before you confirm.", ""},
+		{"Betaal NL91 ABNA 0417 1643 00", "", "account number"},
+		{"Betaalrekening", "The statement is for account number NL91ABNA0417164300, which is not in Betaalrekening's name or note in YNAB: check that it is the right account.", ""},
+	} {
+		e.sb.ResetCounts()
+		var out createdOut
+		e.ok("import_statement", map[string]any{"account": c.account, "content": ofx}, &out)
+		if out.Status != "confirmation_required" || e.writes() != 0 {
+			t.Fatalf("%s: %+v", c.account, out)
+		}
+		if c.want != "" && !strings.Contains(out.Preview, c.want) {
+			t.Errorf("%s: the preview lacks %q:\n%s", c.account, c.want, out.Preview)
+		}
+		if c.not != "" && strings.Contains(out.Preview, c.not) {
+			t.Errorf("%s: the preview says %q:\n%s", c.account, c.not, out.Preview)
+		}
+	}
+}
+
+// Lines YNAB would not take — more than five years old, dated after today — are named in the
+// preview and left out; the rest is entered, and the first line counts only those. With nothing
+// to mark cleared, it costs the fresh read and one POST.
+func TestImportStatementLinesLeftOut(t *testing.T) {
+	e := newEnv(t, envOptions{kind: noElicit})
+	content := smallOFX("0",
+		[3]string{"2021-11-30", "-3.10", "Oude Winkel"},    // more than five years before 2026-12-02
+		[3]string{"2026-11-30", "-7.77", "Kiosk Centraal"}, // taken
+		[3]string{"2026-12-03", "-5.55", "Morgen BV"},      // after today
+		[3]string{"2027-01-15", "-6.66", "Later BV"},       // far after today
+	)
+	preview, out := createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
+	for _, want := range []string{
+		"Import 1 statement line(s) into Betaalrekening: 1 new, 0 matched, 0 already imported?",
+		"left out: 2021-11-30 3.10 (bank: Oude Winkel): more than 5 years ago; YNAB takes none before 2021-12-02",
+		"left out: 2026-12-03 5.55 (bank: Morgen BV): dated after today (2026-12-02); YNAB takes no future transaction",
+		"left out: 2027-01-15 6.66 (bank: Later BV): dated after today (2026-12-02); YNAB takes no future transaction",
+		"3 line(s) YNAB would not take are left out: see their lines.",
+	} {
+		if !strings.Contains(preview, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, preview)
+		}
+	}
+	made := createsMade(e)
+	if c := e.sb.Counts(); out.Status != "applied" || len(made) != 1 || made[0].Amount != -7770 || c.ByRoute["POST /plans/{plan_id}/transactions"] != 1 ||
+		c.Writes != 1 || c.Total != 2 || out.YNABRequests != 2 {
+		t.Fatalf("%+v, entered %+v, counts %+v: want the one line YNAB takes, in one POST after the fresh read (nothing to mark: no PATCH)", out, made, c)
+	}
+}
