@@ -121,6 +121,11 @@ func (h *handlers) importStatement(ctx context.Context, req *mcp.CallToolRequest
 		}
 		result.Message = fmt.Sprintf("Imported the statement into %s: %d new transaction(s) entered, unapproved, for you to approve in YNAB; %d marked cleared.",
 			plan.acct.Name, entered, len(plan.subject.Cleared))
+		if len(result.TransactionIDs) > maxCreates {
+			// A statement may enter thousands: the result stays inside its budget (~60 KB).
+			result.TransactionIDs = result.TransactionIDs[:maxCreates]
+			result.Message += fmt.Sprintf(" transaction_ids holds the first %d; list_transactions with status unapproved lists them all.", maxCreates)
+		}
 		if len(plan.subject.Reconciled) > 0 {
 			result.Message += fmt.Sprintf(" %s is reconciled.", plan.acct.Name)
 		}
