@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/avenir-mcp/avenir/journal"
@@ -25,11 +27,37 @@ func cardLines(lines []string) []cardLine {
 	if lines == nil {
 		return nil
 	}
-	out := make([]cardLine, 0, len(lines))
-	for _, l := range lines {
-		out = append(out, cardLineOf(l))
+	out := make([]cardLine, 0, min(len(lines), 500))
+	size := 0
+	for i, l := range lines {
+		c := cardLineOf(l)
+		if size += cardLineSize(c); size > maxCardBytes {
+			return append(out, moreCardLines(len(lines)-i))
+		}
+		out = append(out, c)
 	}
 	return out
+}
+
+// maxCardBytes bounds the card's lines in a result, which the model reads too: with the
+// preview and the warnings beside them, the result stays inside the result budget of
+// spec/tools.md (~60 KB) however many lines a write has (an import_statement of 10,000 lines;
+// the other writes take at most 100 changes, far below it).
+const maxCardBytes = 36 << 10
+
+// cardLineSize is the JSON size of a card line, as the result carries it.
+func cardLineSize(c cardLine) int {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return len(c.Label) + len(c.Before) + len(c.After) + len(c.Outcome) + 60
+	}
+	return len(b) + 1
+}
+
+// moreCardLines is the last line of a card cut at maxCardBytes: the rest, counted. The preview's
+// first line gives the whole write's totals.
+func moreCardLines(n int) cardLine {
+	return cardLine{Label: fmt.Sprintf("… and %d more", n)}
 }
 
 func cardLineOf(l string) cardLine {
@@ -64,10 +92,14 @@ func (w *edit) cardLines() []cardLine {
 // outcomeLines are an applied operation's changes with each one's outcome, for the card that
 // confirmed it.
 func outcomeLines(p *ynab.Plan, changes []journal.Change) []cardLine {
-	out := make([]cardLine, 0, len(changes))
-	for _, c := range changes {
+	out := make([]cardLine, 0, min(len(changes), 500))
+	size := 0
+	for i, c := range changes {
 		l := cardLineOf(describeChange(p, c))
 		l.Outcome = c.Outcome
+		if size += cardLineSize(l); size > maxCardBytes {
+			return append(out, moreCardLines(len(changes)-i))
+		}
 		out = append(out, l)
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -120,6 +121,11 @@ func (h *handlers) importStatement(ctx context.Context, req *mcp.CallToolRequest
 		}
 		result.Message = fmt.Sprintf("Imported the statement into %s: %d new transaction(s) entered, unapproved, for you to approve in YNAB; %d marked cleared.",
 			plan.acct.Name, entered, len(plan.subject.Cleared))
+		if len(result.TransactionIDs) > maxCreates {
+			// A statement may enter thousands: the result stays inside its budget (~60 KB).
+			result.TransactionIDs = result.TransactionIDs[:maxCreates]
+			result.Message += fmt.Sprintf(" transaction_ids holds the first %d; list_transactions with status unapproved lists them all.", maxCreates)
+		}
 		if len(plan.subject.Reconciled) > 0 {
 			result.Message += fmt.Sprintf(" %s is reconciled.", plan.acct.Name)
 		}
@@ -227,21 +233,32 @@ func readStatementFile(path string, dirs []string) ([]byte, error) {
 	if !inside {
 		return nil, fmt.Errorf("file: %s is not inside the folders avenir may read statements from (%s; AVENIR_MCP_STATEMENT_DIRS sets them)", quoted(path), strings.Join(dirs, string(filepath.ListSeparator)))
 	}
+	// What the path is, before it is opened: opening a named pipe blocks until something writes
+	// to it, so a pipe in the Downloads folder would hold the call for ever.
+	info, err := os.Stat(real)
+	if err == nil {
+		err = regularStatementFile(path, info)
+	} else {
+		err = fmt.Errorf("file: %s cannot be read", quoted(path))
+	}
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(real)
 	if err != nil {
 		return nil, fmt.Errorf("file: %s cannot be read", quoted(path))
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	switch {
-	case err != nil:
+	// The file opened is the one looked at (not one put in its place meanwhile).
+	opened, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("file: %s cannot be read", quoted(path))
-	case info.IsDir():
-		return nil, fmt.Errorf("file: %s is a folder; give the statement file in it", quoted(path))
-	case !info.Mode().IsRegular():
-		return nil, fmt.Errorf("file: %s is not a regular file (a device, pipe or socket); give a statement file", quoted(path))
-	case info.Size() > maxStatementFile:
-		return nil, fmt.Errorf("file: %s is %d bytes; a statement file may be at most 10 MB", quoted(path), info.Size())
+	}
+	if !os.SameFile(info, opened) {
+		return nil, fmt.Errorf("file: %s changed while it was opened; try again", quoted(path))
+	}
+	if err := regularStatementFile(path, opened); err != nil {
+		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxStatementFile+1))
 	if err != nil {
@@ -251,6 +268,20 @@ func readStatementFile(path string, dirs []string) ([]byte, error) {
 		return nil, fmt.Errorf("file: %s is over 10 MB; a statement file may be at most 10 MB", quoted(path))
 	}
 	return data, nil
+}
+
+// regularStatementFile refuses what is not a regular file of at most 10 MB: a folder, a
+// device, a pipe or a socket, whose content is never read.
+func regularStatementFile(path string, info os.FileInfo) error {
+	switch {
+	case info.IsDir():
+		return fmt.Errorf("file: %s is a folder; give the statement file in it", quoted(path))
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("file: %s is not a regular file (a device, pipe or socket); give a statement file", quoted(path))
+	case info.Size() > maxStatementFile:
+		return fmt.Errorf("file: %s is %d bytes; a statement file may be at most 10 MB", quoted(path), info.Size())
+	}
+	return nil
 }
 
 // statementPlan is import_statement's plan on one plan snapshot.
@@ -302,6 +333,9 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 	}
 	sp := &statementPlan{acct: acct}
 	all := numberLines(st.Lines) // occurrences count in the whole statement, whatever is taken
+	// The plan runs oldest first whatever the bank's order (ING lists its lines newest first),
+	// so the preview's first lines are the statement's first, in every format.
+	slices.SortStableFunc(all, func(a, b stmtLine) int { return strings.Compare(a.Date, b.Date) })
 	today := now.Format(time.DateOnly)
 	oldest := now.AddDate(-maxYearsBack, 0, 0).Format(time.DateOnly)
 	outside := 0
@@ -326,7 +360,12 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 		sp.notes = append(sp.notes, fmt.Sprintf("%d line(s) outside since/until are left out.", outside))
 	}
 	if st.Account != "" && st.Account != multipleAccounts && !namesAccount(acct, st.Account) {
-		sp.notes = append(sp.notes, fmt.Sprintf("The statement is for account number %s, which is not in %s's name or note in YNAB: check that it is the right account.", st.Account, acct.Name))
+		if other := accountNumbers(acct.Name + " " + str(acct.Note)); len(other) > 0 {
+			sp.notes = append(sp.notes, fmt.Sprintf("The statement is for account number %s, and %s's name or note in YNAB says %s: it may be another account's statement; check before you confirm.",
+				st.Account, acct.Name, strings.Join(other, ", ")))
+		} else {
+			sp.notes = append(sp.notes, fmt.Sprintf("The statement is for account number %s, which is not in %s's name or note in YNAB: check that it is the right account.", st.Account, acct.Name))
+		}
 	} else if st.Account == multipleAccounts {
 		sp.notes = append(sp.notes, fmt.Sprintf("The file holds statements for more than one account number; all their lines are planned for %s: check that they are its own.", acct.Name))
 	}
@@ -413,6 +452,19 @@ func namesAccount(acct *ynab.Account, number string) bool {
 	return n != "" && strings.Contains(norm(acct.Name+" "+str(acct.Note)), n)
 }
 
+// accountNumber is how an account number is written in an account's name or note: an IBAN,
+// with or without its groups of four spaced, or a run of at least seven digits.
+var accountNumber = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b|\b[0-9]{7,}\b`)
+
+// accountNumbers are the account numbers written in s, spaces taken out.
+func accountNumbers(s string) []string {
+	var out []string
+	for _, m := range accountNumber.FindAllString(strings.ToUpper(s), -1) {
+		out = append(out, strings.ReplaceAll(m, " ", ""))
+	}
+	return out
+}
+
 // warnUncleared names the uncleared transactions of the account in the statement's period
 // (its first to its last line) that no line is.
 func (sp *statementPlan) warnUncleared(p *ynab.Plan) {
@@ -478,7 +530,38 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 	var marks []ynab.SaveTransaction
 	marked := map[string]bool{}
 	k := 0 // the next of subject.Creates
+	// The preview shows 20 lines: those the person must look at come first — left out,
+	// ambiguous, then what is written (the new ones, the ones marked cleared), then what needs
+	// nothing (imported already, matched and cleared already) — each group oldest first, so a
+	// long statement's few odd lines are never behind "… and N more".
+	const (
+		showLeftOut = iota
+		showAmbiguous
+		showNew
+		showMarked
+		showImported
+		showSettled
+		showGroups
+	)
+	group := func(l *stmtLine) int {
+		switch l.kind {
+		case lineLeftOut:
+			return showLeftOut
+		case lineAmbiguous:
+			return showAmbiguous
+		case lineNew:
+			return showNew
+		case lineImported:
+			return showImported
+		}
+		if l.tx.Cleared == ynab.Uncleared {
+			return showMarked
+		}
+		return showSettled
+	}
+	shown := make([][]string, showGroups)
 	for _, l := range sp.lines {
+		before := len(w.lines)
 		amount := FormatFlow(l.Amount, digits)
 		bank := shortBank(l.bankText())
 		switch l.kind {
@@ -540,7 +623,10 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 		case lineLeftOut:
 			w.lines = append(w.lines, fmt.Sprintf("left out: %s %s%s: %s", l.Date, amount, bankNote(bank, ""), l.why))
 		}
+		g := group(&l)
+		shown[g] = append(shown[g], w.lines[before:]...)
 	}
+	w.lines = slices.Concat(shown...)
 	for _, id := range sp.subject.Cleared {
 		t, _ := p.Transaction(id)
 		w.changes = append(w.changes, editChange(id, txLabel(p, t), "cleared", t.Cleared, target))

@@ -41,7 +41,7 @@ func betaalStates(e *testEnv) map[string]string {
 // fresh read, one POST and one PATCH. Importing it again enters nothing; undo takes it back and
 // redo brings it again.
 func TestImportStatementFreshReimportUndoRedo(t *testing.T) {
-	for _, format := range []string{"ofx", "camt053", "mt940"} {
+	for _, format := range []string{"csv", "ofx", "camt053", "mt940"} {
 		t.Run(format, func(t *testing.T) {
 			e := newEnv(t, envOptions{kind: noElicit})
 			before := betaalStates(e)

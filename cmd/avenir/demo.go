@@ -9,11 +9,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
 const demoUsage = `Usage: avenir demo
@@ -46,11 +49,20 @@ func runDemo(ctx context.Context, args []string, e env) error {
 	}
 	defer os.RemoveAll(dir)
 
+	// The sample's bank statement, as the person would have downloaded it: the server reads
+	// statements only from the folders AVENIR_MCP_STATEMENT_DIRS names.
+	downloads := filepath.Join(dir, "Downloads")
+	statementFile, err := writeDemoStatement(downloads, time.Now())
+	if err != nil {
+		return err
+	}
+
 	// connect starts 'avenir serve --sandbox' on the demo's own state: each session after the
 	// first finds the sandbox and the journal as the one before left them.
 	connect := func(caps *mcp.ClientCapabilities) (*mcp.ClientSession, error) {
 		cmd := exec.CommandContext(ctx, self, "serve", "--sandbox", "--log-level", "warn")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_STATE_HOME=" + dir,
+			"AVENIR_MCP_STATEMENT_DIRS=" + downloads}
 		cmd.Stderr = e.stderr
 		client := mcp.NewClient(&mcp.Implementation{Name: "avenir-demo", Version: version}, &mcp.ClientOptions{Capabilities: caps})
 		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -63,7 +75,7 @@ func runDemo(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	d := &demo{ctx: ctx, s: session, w: e.stdout}
+	d := &demo{ctx: ctx, s: session, w: e.stdout, statement: statementFile}
 	err = d.run()
 	session.Close()
 	if err != nil {
@@ -87,9 +99,33 @@ func runDemo(ctx context.Context, args []string, e env) error {
 // demo prints a session the way a person would follow it: what the assistant asks, and what
 // avenir answers.
 type demo struct {
-	ctx context.Context
-	s   *mcp.ClientSession
-	w   io.Writer
+	ctx       context.Context
+	s         *mcp.ClientSession
+	w         io.Writer
+	statement string // the sample's bank statement file, in a folder the server may read
+}
+
+// demoStatement is the sample statement the demo imports: ING's CSV download, the file most
+// Dutch households would have.
+const demoStatement = "betaalrekening-ing.csv"
+
+// writeDemoStatement writes the sandbox's sample statement for Betaalrekening as of now into
+// dir and returns its path.
+func writeDemoStatement(dir string, now time.Time) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("making the demo's Downloads folder: %w", err)
+	}
+	for _, s := range sandbox.SampleStatements(now) {
+		if s.Name != demoStatement {
+			continue
+		}
+		path := filepath.Join(dir, s.Name)
+		if err := os.WriteFile(path, s.Data, 0o600); err != nil {
+			return "", fmt.Errorf("writing the demo's statement: %w", err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("the sandbox has no sample statement %s", demoStatement)
 }
 
 func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.w, format+"\n", args...) }
@@ -224,6 +260,10 @@ func (d *demo) run() error {
 		return err
 	}
 
+	if err := d.importStatement(); err != nil {
+		return err
+	}
+
 	d.step("What did the assistant do?  (list_operations — also: avenir journal list)")
 	if err := d.journal(); err != nil {
 		return err
@@ -236,6 +276,31 @@ func (d *demo) run() error {
 	if err := d.journal(); err != nil {
 		return err
 	}
+	return nil
+}
+
+// importStatement brings the bank's statement in: YNAB's linked import first (which brings
+// yesterday's purchase, so the statement has a line YNAB holds already), then the statement
+// file as one confirmed plan, its lines marked new, matched, already imported or ambiguous.
+func (d *demo) importStatement() error {
+	d.step("YNAB's own bank import first  (import_transactions)")
+	var imp struct {
+		Message      string `json:"message"`
+		YNABRequests int    `json:"ynab_requests"`
+	}
+	if err := d.call("import_transactions", nil, &imp); err != nil {
+		return err
+	}
+	d.say("  %s  (%d YNAB request(s); not confirmed first: it changes nothing that is there)", imp.Message, imp.YNABRequests)
+
+	d.step("Bring in the bank's statement  (import_statement)")
+	d.say("  The person downloaded %s; avenir reads it only because it is in a folder", filepath.Base(d.statement))
+	d.say("  AVENIR_MCP_STATEMENT_DIRS names, and never quotes it in an error.")
+	done, err := d.confirmedOut("import_statement", map[string]any{"account": "Betaalrekening", "file": d.statement})
+	if err != nil {
+		return err
+	}
+	d.say("  %s", done.Message)
 	return nil
 }
 
@@ -292,15 +357,21 @@ func (d *demo) card() error {
 // confirmed makes a confirmed write the way a client without elicitation does: it shows the
 // preview, "asks the user" (the demo's user agrees), and passes the code back.
 func (d *demo) confirmed(tool string, args map[string]any) (string, error) {
+	done, err := d.confirmedOut(tool, args)
+	return done.OperationID, err
+}
+
+// confirmedOut is confirmed, returning the write's result.
+func (d *demo) confirmedOut(tool string, args map[string]any) (demoDone, error) {
 	var first struct {
 		Status, Preview, Confirmation string
 		ExpiresInSeconds              int `json:"expires_in_seconds"`
 	}
 	if err := d.call(tool, args, &first); err != nil {
-		return "", err
+		return demoDone{}, err
 	}
 	if first.Status != "confirmation_required" {
-		return "", fmt.Errorf("%s: expected a preview to confirm, got status %q", tool, first.Status)
+		return demoDone{}, fmt.Errorf("%s: expected a preview to confirm, got status %q", tool, first.Status)
 	}
 	for _, line := range strings.Split(first.Preview, "\n") {
 		d.say("  │ %s", line)
@@ -310,17 +381,24 @@ func (d *demo) confirmed(tool string, args map[string]any) (string, error) {
 	for k, v := range args {
 		withCode[k] = v
 	}
-	var done struct {
-		Status       string `json:"status"`
-		OperationID  string `json:"operation_id"`
-		Summary      string `json:"summary"`
-		YNABRequests int    `json:"ynab_requests"`
-	}
+	var done demoDone
 	if err := d.call(tool, withCode, &done); err != nil {
-		return "", err
+		return demoDone{}, err
+	}
+	if done.Status != "applied" {
+		return done, fmt.Errorf("%s: expected the confirmed write applied, got status %q: %s", tool, done.Status, done.Message)
 	}
 	d.say("  → %s: %s (operation %s, %d YNAB request(s))", done.Status, done.Summary, done.OperationID, done.YNABRequests)
-	return done.OperationID, nil
+	return done, nil
+}
+
+// demoDone is what the demo reads of a confirmed write's result.
+type demoDone struct {
+	Status       string `json:"status"`
+	OperationID  string `json:"operation_id"`
+	Summary      string `json:"summary"`
+	Message      string `json:"message"`
+	YNABRequests int    `json:"ynab_requests"`
 }
 
 // journal prints the newest operations as list_operations gives them.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -289,10 +290,19 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Huishouden", "Ready to assign", "need a category", "[ Confirm ]", "applied: Budgeted Uitjes", " app "} {
+	for _, want := range []string{"Huishouden", "Ready to assign", "need a category", "[ Confirm ]", "applied: Budgeted Uitjes", " app ",
+		// The statement step: its preview's lines of each kind, confirmed by code, and what it did.
+		"(import_statement)", "│ new: ", "│ matched: ", "│ already imported: ", "│ ambiguous, left alone: ",
+		"applied: Imported", "new transaction(s) entered, unapproved"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+	// The sample's statement has new lines, matching ones, and the one YNAB's linked import
+	// brought in before it; and the journal lists the import.
+	first := regexp.MustCompile(`│ Import \d+ statement line\(s\) into Betaalrekening: [1-9]\d* new, [1-9]\d* matched, 1 already imported\?`)
+	if !first.MatchString(out) || !regexp.MustCompile(`applied +code +Imported \d+ statement line`).MatchString(out) {
+		t.Errorf("demo output lacks the statement's first line or its journal entry:\n%s", out)
 	}
 }
 

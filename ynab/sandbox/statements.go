@@ -45,7 +45,7 @@ type sampleLine struct {
 func SampleStatements(now time.Time) []SampleStatement {
 	lines, opening, closing := sampleStatementLines(now)
 	return []SampleStatement{
-		{Name: "betaalrekening-ing.csv", Format: "csv", Data: ingCSV(lines)},
+		{Name: "betaalrekening-ing.csv", Format: "csv", Data: ingCSV(lines, opening)},
 		{Name: "betaalrekening.ofx", Format: "ofx", Data: sampleOFX(lines, closing, dateOf(now))},
 		{Name: "betaalrekening-camt053.xml", Format: "camt053", Data: sampleCAMT(lines, opening, closing, dateOf(now))},
 		{Name: "betaalrekening.sta", Format: "mt940", Data: sampleMT940(lines, opening, closing)},
@@ -150,19 +150,40 @@ func signed(m int64) string {
 
 func compact(date string) string { return strings.ReplaceAll(date, "-", "") }
 
-// ingCSV is the statement as ING's "Af- en bijschrijvingen" download (semicolons, YYYYMMDD,
-// decimal commas, Af/Bij).
-func ingCSV(lines []sampleLine) []byte {
+// ingCSV is the statement as ING's "Af- en bijschrijvingen" download in its semicolon form
+// (YYYYMMDD, decimal commas, the sign in Af Bij, the value date inside Mededelingen, the
+// balance after each line in "Saldo na mutatie"), newest line first as ING lists them. ING's
+// CSV has no id of its own for a line. The layout is the one statement/csv_bank.go reads.
+func ingCSV(lines []sampleLine, opening int64) []byte {
+	after := make([]int64, len(lines))
+	balance := opening
+	for i, l := range lines {
+		balance += l.amount
+		after[i] = balance
+	}
 	var b strings.Builder
-	b.WriteString(`"Datum";"Naam / Omschrijving";"Rekening";"Tegenrekening";"Code";"Af Bij";"Bedrag (EUR)";"Mutatiesoort";"Mededelingen"` + "\r\n")
-	for _, l := range lines {
+	b.WriteString(`"Datum";"Naam / Omschrijving";"Rekening";"Tegenrekening";"Code";"Af Bij";"Bedrag (EUR)";"Mutatiesoort";"Mededelingen";"Saldo na mutatie";"Tag"` + "\r\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
 		dir, code, kind := "Af", "BA", "Betaalautomaat"
 		if l.amount > 0 {
 			dir, code, kind = "Bij", "OV", "Overschrijving"
 		}
-		fmt.Fprintf(&b, "%q;%q;%q;%q;%q;%q;%q;%q;%q\r\n", compact(l.date), l.payee, SampleIBAN, "", code, dir, decimal(l.amount, ","), kind, l.memo)
+		memo := l.memo + " Valutadatum: " + dayMonthYear(l.date)
+		fmt.Fprintf(&b, "%q;%q;%q;%q;%q;%q;%q;%q;%q;%q;%q\r\n", compact(l.date), l.payee, SampleIBAN, "", code, dir,
+			decimal(l.amount, ","), kind, memo, signedComma(after[i]), "")
 	}
 	return []byte(b.String())
+}
+
+// dayMonthYear writes a YYYY-MM-DD date as DD-MM-YYYY.
+func dayMonthYear(date string) string { return date[8:10] + "-" + date[5:7] + "-" + date[0:4] }
+
+func signedComma(m int64) string {
+	if m < 0 {
+		return "-" + decimal(m, ",")
+	}
+	return decimal(m, ",")
 }
 
 // sampleOFX is the statement as OFX 1.02 (SGML), as Dutch banks' "Money" downloads give it.
