@@ -21,7 +21,6 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-
 func balAt(date string, amount int64) *Balance { return &Balance{Date: date, Amount: amount} }
 
 // compareStatements reports every difference between got and want, field by field, so a
