@@ -1,11 +1,13 @@
 package journal
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 )
@@ -22,6 +24,38 @@ func BenchmarkPrepareApplied(b *testing.B) {
 		if _, err := j.Applied(op.ID, Outcome{Requests: 1}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkWrite is what the journal costs one write of the write path: Prepare, Applied and
+// Answered, three fsync'd transactions; "locked" adds the plan's lock around them, as the write
+// path takes it. journal/pg's BenchmarkWrite is the same write on PostgreSQL.
+func BenchmarkWrite(b *testing.B) {
+	for _, locked := range []bool{false, true} {
+		b.Run(fmt.Sprintf("locked=%v", locked), func(b *testing.B) {
+			j, _ := openTest(b)
+			d := testDraft("plan-1", "set_category_budget")
+			for b.Loop() {
+				unlock := func() {}
+				if locked {
+					var err error
+					if unlock, err = j.LockPlan(context.Background(), d.PlanID, 5*time.Second); err != nil {
+						b.Fatal(err)
+					}
+				}
+				op, err := j.Prepare(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := j.Applied(op.ID, Outcome{Requests: 1}); err != nil {
+					b.Fatal(err)
+				}
+				if err := j.Answered(op.ID); err != nil {
+					b.Fatal(err)
+				}
+				unlock()
+			}
+		})
 	}
 }
 

@@ -30,9 +30,9 @@ const idLen = len(ulid.ULID{})
 
 // parseID turns an operation id as people see it into its key.
 func parseID(id string) ([]byte, error) {
-	u, err := ulid.ParseStrict(id)
+	u, err := ParseID(id)
 	if err != nil {
-		return nil, fmt.Errorf("operation %q: %w (an operation id is 26 letters and digits, like 01JD3Q6V5G8Y2ZQ4M7N9P0R1ST)", id, ErrNotFound)
+		return nil, err
 	}
 	return u[:], nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 
 	"go.etcd.io/bbolt"
 )
@@ -84,25 +83,11 @@ func (j *Journal) orphans() ([]Operation, error) {
 // not_applied). If another process resolved it first, it returns the operation as that
 // process left it.
 func (j *Journal) Resolve(id string, changes []Change) (Operation, error) {
-	r := recovery{Changes: slices.Clone(changes)}
-	for _, c := range changes {
-		switch c.Outcome {
-		case OutcomeApplied:
-			r.Applied = true
-		case OutcomeNotApplied:
-		default:
-			return Operation{}, fmt.Errorf("resolving operation %s: change %s has outcome %q, not applied or not_applied", id, c.Label, c.Outcome)
-		}
-	}
-	if err := normalizeChanges(r.Changes); err != nil {
+	e, err := RecoveredEntry(changes)
+	if err != nil {
 		return Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
-	if !r.Applied {
-		r.Error = notApplied
-	} else if slices.ContainsFunc(changes, func(c Change) bool { return c.Outcome == OutcomeNotApplied }) {
-		r.Error = "partly applied: avenir stopped before YNAB answered, and YNAB has only part of the change"
-	}
-	op, err := j.settle(id, eventRecovered, r)
+	op, err := j.settle(id, e.Type, e.data)
 	if errors.Is(err, ErrNotPrepared) {
 		return j.Get(id)
 	}

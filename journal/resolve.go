@@ -28,28 +28,20 @@ func (j *Journal) ResolveByHand(id string, applied bool, by string) (Operation, 
 	if err != nil {
 		return Operation{}, err
 	}
-	if by == "" {
-		return Operation{}, fmt.Errorf("resolving operation %s: say how it was decided", id)
-	}
-	r := resolution{Decision: OutcomeNotApplied, By: by}
-	if applied {
-		r.Decision = OutcomeApplied
+	e, err := ResolvedEntry(applied, by)
+	if err != nil {
+		return Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
 	var op Operation
 	err = j.update(func(tx *bbolt.Tx) error {
 		was, err := readOp(tx, key)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case was.Status != StatusPrepared:
-			return fmt.Errorf("operation %s is %s: %w, so there is nothing to resolve", id, was.Status, ErrNotPrepared)
-		case j.writing(tx.Bucket(bucketInFlight).Get(key)):
-			return fmt.Errorf("operation %s (%s): %w; it records the outcome when YNAB answers, and nothing was recorded here", id, was.Tool, ErrWriting)
-		case len(was.Changes) > 0:
-			return fmt.Errorf("operation %s (%s) recorded its %d change(s) before YNAB was called, so %w: the next avenir server to start reads YNAB and records what it holds. Nothing was recorded here",
-				id, was.Tool, len(was.Changes), ErrSelfSettling)
 		}
-		op, err = j.settleTx(tx, key, eventResolved, r)
+		if err := RefuseByHand(was, was.Status == StatusPrepared && j.writing(tx.Bucket(bucketInFlight).Get(key))); err != nil {
+			return err
+		}
+		op, err = j.settleTx(tx, key, e.Type, e.data)
 		return err
 	})
 	if err != nil {

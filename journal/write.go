@@ -41,19 +41,20 @@ func (j *Journal) Prepare(d Draft) (Operation, error) {
 // Applied records YNAB's answer for the prepared operation id. If the operation undoes
 // another, that one is marked undone by it in the same transaction.
 func (j *Journal) Applied(id string, o Outcome) (Operation, error) {
-	o.Changes = slices.Clone(o.Changes)
-	if err := normalizeChanges(o.Changes); err != nil {
+	e, err := AppliedEntry(o)
+	if err != nil {
 		return Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
 	}
-	return j.settle(id, eventApplied, o)
+	return j.settle(id, e.Type, e.data)
 }
 
 // Failed records that YNAB did not apply the prepared operation id, and why.
 func (j *Journal) Failed(id string, reason string, requests int) (Operation, error) {
-	if reason == "" {
-		return Operation{}, fmt.Errorf("recording operation %s as failed: the reason is missing", id)
+	e, err := FailedEntry(reason, requests)
+	if err != nil {
+		return Operation{}, fmt.Errorf("recording operation %s as failed: %w", id, err)
 	}
-	return j.settle(id, eventFailed, failure{Error: reason, Requests: requests})
+	return j.settle(id, e.Type, e.data)
 }
 
 // Answered records that the answer telling the outcome of operation id reached the client.
@@ -70,7 +71,8 @@ func (j *Journal) Answered(id string) error {
 		if err != nil || op.Answered {
 			return err
 		}
-		_, err = j.appendEvent(tx, key, eventAnswered, nil)
+		e := AnsweredEntry()
+		_, err = j.appendEvent(tx, key, e.Type, e.data)
 		return err
 	})
 	if err != nil {
@@ -107,7 +109,8 @@ func (j *Journal) settleTx(tx *bbolt.Tx, key []byte, typ string, data any) (Oper
 	if err != nil {
 		return Operation{}, err
 	}
-	if _, err := j.appendEvent(tx, target, eventUndone, undoLink{By: op.ID}); err != nil {
+	undone := UndoneEntry(op.ID)
+	if _, err := j.appendEvent(tx, target, undone.Type, undone.data); err != nil {
 		return Operation{}, err
 	}
 	return op, nil
@@ -123,19 +126,17 @@ func checkUndoable(tx *bbolt.Tx, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := target.undoable(); err != nil {
-		return err
-	}
 	pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
 	if err != nil {
 		return err
 	}
+	var undoing []string
 	for _, op := range pending {
 		if op.UndoOf == target.ID {
-			return fmt.Errorf("operation %s is already being undone by %s, whose outcome is not known yet", target.ID, op.ID)
+			undoing = append(undoing, op.ID)
 		}
 	}
-	return nil
+	return CheckUndo(target, undoing)
 }
 
 // writer identifies who is writing a prepared operation, so that recovery leaves alone the

@@ -1,0 +1,27 @@
+package journal_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/storetest"
+)
+
+// TestStore runs the behaviour every journal.Store keeps against the bbolt journal: each
+// instance a Journal opened on one file, as each process opens it.
+func TestStore(t *testing.T) {
+	storetest.Run(t, storetest.Backend{
+		New: func(t *testing.T) storetest.Opener {
+			path := filepath.Join(t.TempDir(), "avenir", "journal.db")
+			return func(t *testing.T, now func() time.Time) storetest.Instance {
+				j, err := journal.Open(path, journal.Options{Now: now})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return storetest.Single(j)
+			}
+		},
+	})
+}
