@@ -116,6 +116,7 @@ func (e hostedSettingsError) Unwrap() error { return e.err }
 // query scoped to the person.
 type hostedJournals interface {
 	For(person int64) journal.Store
+	Unsettled(ctx context.Context) ([]int64, error)
 }
 
 // readier is a store that can say whether its schema is in place, for /readyz.
@@ -168,7 +169,7 @@ func newHosted(ctx context.Context, pool *pgxpool.Pool, cfg hostedConfig, log *s
 	if h.key, err = confirm.DeriveKey(cfg.auth.SecretKey); err != nil {
 		return nil, fmt.Errorf("serve --hosted: AVENIR_MCP_SECRET_KEY: %w", err)
 	}
-	if h.journals, err = openHostedJournals(ctx, pool); err != nil {
+	if h.journals, err = pg.OpenJournal(ctx, pool); err != nil {
 		return nil, fmt.Errorf("serve --hosted: the journal: %w", err)
 	}
 	if _, err := confirm.New(h.confirmOptions(0)); err != nil { // the settings are checked once, at start
@@ -309,6 +310,23 @@ func (h *hosted) serverFor(ctx context.Context, c *auth.Caller) (*mcp.Server, er
 	return server, nil
 }
 
+// recoverUnsettled settles, at start, what a crash of any instance left prepared in anyone's
+// journal, by reading that person's YNAB: through the server a request of theirs would build
+// (whose first build settles their journal), with their YNAB tokens from auth. A person whose
+// YNAB cannot be read now stays prepared until their next request, which tries again.
+func (h *hosted) recoverUnsettled(ctx context.Context) {
+	people, err := h.journals.Unsettled(ctx)
+	if err != nil {
+		h.log.Warn("journal: could not look for unfinished operations", "err", err)
+		return
+	}
+	for _, p := range people {
+		if _, err := h.serverFor(ctx, &auth.Caller{Person: auth.Person{ID: p}, YNAB: h.auth.TokenSource(p)}); err != nil {
+			h.log.Warn("journal: could not settle a person's unfinished operations", "person", p, "err", err)
+		}
+	}
+}
+
 // sweep removes expired sign-ins, codes and tokens and drops the servers of people idle for
 // idleAfter (their next request builds a new one; a session still open keeps its own).
 func (h *hosted) sweep(ctx context.Context) {
@@ -392,6 +410,7 @@ func serveHosted(ctx context.Context, addr string, e env, log *slog.Logger) erro
 	if err != nil {
 		return err
 	}
+	go h.recoverUnsettled(ctx)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve --hosted: %w", err)

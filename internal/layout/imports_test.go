@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"ynab/sandbox":              {"ynab"},
 	"ynab/sandbox/fidelity":     {"ynab", "ynab/sandbox"},
 	"journal":                   {},
+	"journal/storetest":         {"journal"},
 	"confirm":                   {},
 	"undo":                      {"journal"},
 	"statement":                 {},
@@ -39,7 +40,7 @@ var allowed = map[string][]string{
 
 // testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
 // server and the test helpers are how tests reach real surfaces.
-var testOnly = []string{"statement", "internal/golden", "ynab/sandbox", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
+var testOnly = []string{"statement", "internal/golden", "journal/storetest", "ynab/sandbox", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
 
 func TestImportDirections(t *testing.T) {
 	goTool, err := exec.LookPath("go")

@@ -61,6 +61,16 @@ func (s Schema) migrations() ([]migration, error) {
 	return ms, nil
 }
 
+// NewerError is a schema migrated by a newer avenir: it is refused rather than used.
+type NewerError struct {
+	Schema     string
+	Have, Know int
+}
+
+func (e *NewerError) Error() string {
+	return fmt.Sprintf("the database's %s schema is at version %d, newer than this avenir knows (%d): run a newer avenir", e.Schema, e.Have, e.Know)
+}
+
 // Version is the schema's version this avenir knows: how many migrations it has.
 func (s Schema) Version() int {
 	ms, err := s.migrations()
@@ -118,7 +128,7 @@ func (s Schema) Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("reading the %s schema's version: %w", s.Name, err)
 	}
 	if current > len(ms) {
-		return fmt.Errorf("the database's %s schema is at version %d, newer than this avenir knows (%d): run a newer avenir", s.Name, current, len(ms))
+		return &NewerError{Schema: s.Name, Have: current, Know: len(ms)}
 	}
 	for _, m := range ms[current:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {

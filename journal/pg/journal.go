@@ -9,15 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/avenir-mcp/avenir/internal/pgmigrate"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,17 +79,7 @@ func (js *Journals) For(person int64) journal.Store {
 
 // Ready reports whether the database answers and holds this avenir's avenir_journal schema, for
 // /readyz.
-func (js *Journals) Ready(ctx context.Context) error {
-	var v int
-	err := js.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM avenir_journal.schema_migrations").Scan(&v)
-	if err != nil {
-		return fmt.Errorf("reading the avenir_journal schema's version: %w", err)
-	}
-	if want := JournalSchemaVersion(); v != want {
-		return fmt.Errorf("the avenir_journal schema is at version %d; this avenir needs %d", v, want)
-	}
-	return nil
-}
+func (js *Journals) Ready(ctx context.Context) error { return journalSchema.Migrated(ctx, js.pool) }
 
 // Unsettled returns the people who have operations left prepared, in order: whose journals an
 // instance should Recover (with a Checker reading that person's YNAB) when it starts.
@@ -158,109 +145,19 @@ func personKey(person int64) int64 {
 //go:embed journal_migrations/*.sql
 var journalMigrationFiles embed.FS
 
-// journalMigrationLock is the advisory lock key that serialises MigrateJournal across instances
-// starting together: "avenirjo" in ASCII, apart from every other avenir schema's.
-const journalMigrationLock int64 = 0x6176656e69726a6f
-
-type journalMigration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func journalMigrations() ([]journalMigration, error) {
-	const dir = "journal_migrations"
-	entries, err := fs.ReadDir(journalMigrationFiles, dir)
-	if err != nil {
-		return nil, err
-	}
-	var ms []journalMigration
-	for _, e := range entries {
-		num, name, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 || len(num) != 4 {
-			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
-		}
-		b, err := journalMigrationFiles.ReadFile(path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, journalMigration{v, name, string(b)})
-	}
-	slices.SortFunc(ms, func(a, b journalMigration) int { return a.version - b.version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("avenir_journal migrations must be numbered 1, 2, 3… without gaps; found %d where %d belongs", m.version, i+1)
-		}
-	}
-	return ms, nil
-}
+var journalSchema = pgmigrate.Schema{Name: "avenir_journal", Files: journalMigrationFiles, Dir: "journal_migrations"}
 
 // JournalSchemaVersion is the version of the avenir_journal schema this avenir knows.
-func JournalSchemaVersion() int {
-	ms, err := journalMigrations()
-	if err != nil {
-		return 0
-	}
-	return len(ms)
-}
+func JournalSchemaVersion() int { return journalSchema.Version() }
 
-// MigrateJournal brings the database's avenir_journal schema, with its own
-// avenir_journal.schema_migrations table, to this avenir's version. Instances starting together
-// are serialised by a session advisory lock: one migrates, the others then find nothing to do.
-// A schema migrated by a newer avenir is refused (journal.ErrNewerSchema) and left untouched.
+// MigrateJournal brings the database's avenir_journal schema to this avenir's version (see
+// internal/pgmigrate): instances starting together migrate once; a newer schema is refused.
 func MigrateJournal(ctx context.Context, pool *pgxpool.Pool) error {
-	ms, err := journalMigrations()
-	if err != nil {
-		return err
+	err := journalSchema.Migrate(ctx, pool)
+	if newer := (*pgmigrate.NewerError)(nil); errors.As(err, &newer) {
+		return fmt.Errorf("%w: %v", journal.ErrNewerSchema, err)
 	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("connecting to the database to migrate avenir_journal: %w", err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", journalMigrationLock); err != nil {
-		return fmt.Errorf("waiting for the avenir_journal migration lock: %w", err)
-	}
-	defer func() {
-		// Unlock even when ctx is done; if that fails too, close the connection, which ends the
-		// session and so frees its lock.
-		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", journalMigrationLock); err != nil {
-			conn.Conn().Close(uctx)
-		}
-	}()
-
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS avenir_journal;
-		CREATE TABLE IF NOT EXISTS avenir_journal.schema_migrations (
-			version     integer PRIMARY KEY,
-			name        text NOT NULL,
-			applied_at  timestamptz NOT NULL DEFAULT now()
-		)`); err != nil {
-		return fmt.Errorf("creating avenir_journal.schema_migrations: %w", err)
-	}
-	var current int
-	if err := conn.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM avenir_journal.schema_migrations").Scan(&current); err != nil {
-		return fmt.Errorf("reading the avenir_journal schema's version: %w", err)
-	}
-	if current > len(ms) {
-		return fmt.Errorf("the database's avenir_journal schema is %w (version %d; this avenir knows %d at most): run a newer avenir; the schema was left untouched",
-			journal.ErrNewerSchema, current, len(ms))
-	}
-	for _, m := range ms[current:] {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "INSERT INTO avenir_journal.schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("applying avenir_journal migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return nil
+	return err
 }
 
 // errNoPerson is what a journal For a person id below 1 answers to everything: such an id is
