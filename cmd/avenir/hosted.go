@@ -390,18 +390,37 @@ func (s personConfirmStore) Take(ctx context.Context, k confirm.Kind, h confirm.
 }
 
 // serveHosted runs the hosted mode at addr until ctx ends.
+// hostedPoolSize is the database pool's size unless AVENIR_MCP_DATABASE_URL sets
+// pool_max_conns: a write holds a connection for its plan's lock from the fresh read to the
+// journaled outcome while its other queries take more, so the pool must be well larger than the
+// writes an instance runs at once (pgx's default, four on a small machine, deadlocks four
+// people writing together until the lock's wait runs out).
+const hostedPoolSize = 64
+
+// hostedPool connects to the database.
+func hostedPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("serve --hosted: AVENIR_MCP_DATABASE_URL: %v", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		pcfg.MaxConns = hostedPoolSize
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("serve --hosted: connecting to AVENIR_MCP_DATABASE_URL: %v", err)
+	}
+	return pool, nil
+}
+
 func serveHosted(ctx context.Context, addr string, e env, log *slog.Logger) error {
 	cfg, err := hostedConfigFromEnv(e.getenv)
 	if err != nil {
 		return err
 	}
-	pcfg, err := pgxpool.ParseConfig(cfg.databaseURL)
+	pool, err := hostedPool(ctx, cfg.databaseURL)
 	if err != nil {
-		return fmt.Errorf("serve --hosted: AVENIR_MCP_DATABASE_URL: %v", err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		return fmt.Errorf("serve --hosted: connecting to AVENIR_MCP_DATABASE_URL: %v", err)
+		return err
 	}
 	defer pool.Close()
 	start, cancel := context.WithTimeout(ctx, time.Minute)

@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
@@ -53,6 +52,7 @@ type hostedEnv struct {
 	key      string
 	logs     *hostedLogBuffer
 	inst     []*hostedInstance
+	budget   int // each person's YNAB requests an hour, when not YNAB's 200
 }
 
 type hostedInstance struct {
@@ -124,8 +124,11 @@ func (e *hostedEnv) start() *hostedInstance {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	if e.budget > 0 {
+		cfg.auth.RequestBudget = e.budget
+	}
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, e.dsn)
+	pool, err := hostedPool(ctx, e.dsn)
 	if err != nil {
 		e.t.Fatal(err)
 	}
