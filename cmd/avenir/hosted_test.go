@@ -666,13 +666,13 @@ func TestHosted(t *testing.T) {
 		}
 	})
 
-	t.Run("readyz fails when the database is down", func(t *testing.T) {
+	t.Run("readyz fails when the database is down, and it goes on when it is back", func(t *testing.T) {
 		for _, in := range []*hostedInstance{a, b} {
 			if code, body := e.get(in.url + "/readyz"); code != 200 {
 				t.Fatalf("/readyz with the database up: %d %s", code, body)
 			}
 		}
-		if err := e.cluster.Stop(); err != nil {
+		if err := e.cluster.Pause(); err != nil {
 			t.Fatal(err)
 		}
 		if code, body := e.get(a.url + "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "not ready") {
@@ -694,6 +694,20 @@ func TestHosted(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "database") {
 			t.Fatalf("an MCP call with the database down: %s %s; want 503 saying why", resp.Status, body)
+		}
+		// Back up, it goes on: ready again, and a confirmed write goes through and is journaled.
+		if err := e.cluster.Resume(); err != nil {
+			t.Fatal(err)
+		}
+		if !waitFor(t, 30*time.Second, func() bool { code, _ := e.get(a.url + "/readyz"); return code == 200 }) {
+			t.Fatal("/readyz stays failing after the database came back")
+		}
+		again := e.connect(a, aliceToken, "", false)
+		var first, done hostedWrite
+		again.ok("move_money", hostedMove("1"), &first)
+		again.ok("move_money", hostedWithCode(hostedMove("1"), first.Confirmation), &done)
+		if done.Status != "applied" {
+			t.Fatalf("a write after the database came back: %+v", done)
 		}
 	})
 }
