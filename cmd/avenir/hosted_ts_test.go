@@ -138,9 +138,13 @@ func TestHostedTSOAuth(t *testing.T) {
 	start := time.Now().Add(-time.Second)
 	states := t.TempDir()
 
-	run := func(t *testing.T, login, amount string) hostedTSRun {
+	run := func(t *testing.T, login, amount string, urlAndMode ...string) hostedTSRun {
 		t.Helper()
-		cmd := exec.Command("node", script, mcpURL, login, filepath.Join(states, login+".json"), amount)
+		url, mode := mcpURL, "code"
+		if len(urlAndMode) == 2 {
+			url, mode = urlAndMode[0], urlAndMode[1]
+		}
+		cmd := exec.Command("node", script, url, login, filepath.Join(states, login+".json"), amount, mode)
 		cmd.Dir = dir
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -400,6 +404,24 @@ func TestHostedTSOAuth(t *testing.T) {
 			if n := journalSize(t, person); n != 2 {
 				t.Fatalf("%s's journal holds %d operations; want their two", login, n)
 			}
+		}
+	})
+
+	t.Run("on a card host, through another instance, the card's answer writes", func(t *testing.T) {
+		b := e.start() // a second instance on the same database; the public URL stays A's
+		r := run(t, "alice", "22.22", b.url+"/mcp", "card")
+		if r.Write.First != "confirmation_pending" || r.Write.Status != "applied" || r.Write.OperationID == "" {
+			t.Fatalf("alice's card write through instance B: %+v; want confirmation_pending, then applied", r.Write)
+		}
+		if got := e.assigned("alice", "Restaurants"); got != 22220 {
+			t.Fatalf("alice's Restaurants holds %d after the card's answer, want 22220", got)
+		}
+		op, err := a.h.journals.For(people["alice"]).Get(r.Write.OperationID)
+		if err != nil || op.ConfirmedVia != "app" || op.Status != journal.StatusApplied {
+			t.Fatalf("alice's card write in the journal instance A reads: %+v, %v; want applied, confirmed by app", op, err)
+		}
+		if got := e.assigned("bob", "Restaurants"); got != restaurants["bob"] {
+			t.Fatalf("alice's card write changed bob's Restaurants: %d", got)
 		}
 	})
 }

@@ -28,7 +28,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 
-const [mcpURL, login, stateFile, amount] = process.argv.slice(2);
+const [mcpURL, login, stateFile, amount, mode = 'code'] = process.argv.slice(2);
+// mode "card": the client declares MCP Apps (a host that draws avenir's card), so the write comes
+// back pending with the card's token in _meta, and the script answers as the card does.
+const capabilities =
+  mode === 'card' ? { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } : {};
 if (!mcpURL || !login || !stateFile || !amount) {
   console.error('usage: node hosted_client.mjs MCP_URL LOGIN STATE_FILE AMOUNT');
   process.exit(2);
@@ -280,7 +284,7 @@ const text = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) 
 const data = (r) => r?.structuredContent ?? JSON.parse(text(r) || 'null');
 
 try {
-  let client = new Client(info, { capabilities: {} });
+  let client = new Client(info, { capabilities });
   let transport = newTransport();
   try {
     await client.connect(transport, opts);
@@ -290,7 +294,7 @@ try {
     // code for tokens and connect again.
     if (!provider.code) throw new Error(`the SDK asked for a sign-in that did not happen: ${e.message}`);
     await transport.finishAuth(provider.code);
-    client = new Client(info, { capabilities: {} });
+    client = new Client(info, { capabilities });
     transport = newTransport();
     await client.connect(transport, opts);
   }
@@ -301,7 +305,13 @@ try {
   const first = await client.callTool({ name: 'set_category_budget', arguments: args }, undefined, opts);
   if (first.isError) throw new Error(`set_category_budget: ${text(first)}`);
   let done = first;
-  if (data(first)?.confirmation) {
+  const card = first?._meta?.['avenir/confirmation'];
+  if (mode === 'card') {
+    if (data(first)?.status !== 'confirmation_pending' || !card?.token) throw new Error(`no card: ${text(first)}`);
+    if (text(first).includes(card.token)) throw new Error('the card token is in what the model reads');
+    done = await client.callTool({ name: 'answer_confirmation', arguments: { token: card.token, answer: 'accept' } }, undefined, opts);
+    if (done.isError) throw new Error(`answer_confirmation: ${text(done)}`);
+  } else if (data(first)?.confirmation) {
     done = await client.callTool({ name: 'set_category_budget', arguments: { ...args, confirmation: data(first).confirmation } }, undefined, opts);
     if (done.isError) throw new Error(`set_category_budget with the code: ${text(done)}`);
   }
