@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -423,6 +425,59 @@ func TestHostedTSOAuth(t *testing.T) {
 		if got := e.assigned("bob", "Restaurants"); got != restaurants["bob"] {
 			t.Fatalf("alice's card write changed bob's Restaurants: %d", got)
 		}
+	})
+
+	t.Run("moves through both instances at once conserve money", func(t *testing.T) {
+		if len(e.inst) < 2 {
+			t.Skip("needs the second instance of the test before")
+		}
+		tennis, restaurants := e.assigned("alice", "Tennis"), e.assigned("alice", "Restaurants")
+		saved, err := os.ReadFile(filepath.Join(states, "alice.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const runs = 4
+		results := make([]hostedTSRun, runs)
+		errs := make([]error, runs)
+		var wg sync.WaitGroup
+		for i := range runs {
+			// Each run its own copy of alice's tokens (each writes its state at the end).
+			login := fmt.Sprintf("alice-%d", i)
+			if err := os.WriteFile(filepath.Join(states, login+".json"), saved, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			url := e.inst[i%2].url + "/mcp"
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command("node", script, url, "alice", filepath.Join(states, login+".json"), "1.00", "move")
+				cmd.Dir = dir
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err == nil {
+					err = json.Unmarshal(out, &results[i])
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("%v: %s", err, stderr.String())
+				}
+			}()
+		}
+		wg.Wait()
+		applied := 0
+		for i, r := range results {
+			switch {
+			case errs[i] != nil:
+				t.Logf("run %d: %v", i, errs[i]) // the plan moved between preview and code: asked again, nothing written
+			case r.Write.Status == "applied":
+				applied++
+			}
+		}
+		gotT, gotR := e.assigned("alice", "Tennis"), e.assigned("alice", "Restaurants")
+		if applied == 0 || gotT+gotR != tennis+restaurants || gotT != tennis-int64(applied)*1000 {
+			t.Fatalf("%d of %d moves applied; Tennis %d → %d, Restaurants %d → %d: money is not conserved to the milliunit", applied, runs, tennis, gotT, restaurants, gotR)
+		}
+		t.Logf("%d of %d concurrent moves through the TypeScript client applied", applied, runs)
 	})
 }
 

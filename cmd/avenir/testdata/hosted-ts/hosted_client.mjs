@@ -301,9 +301,14 @@ try {
   const tools = (await client.listTools(undefined, opts)).tools;
   const plans = await client.callTool({ name: 'list_plans', arguments: {} }, undefined, opts);
   if (plans.isError) throw new Error(`list_plans: ${text(plans)}`);
-  const args = { category: 'Restaurants', month: 'current', amount };
-  const first = await client.callTool({ name: 'set_category_budget', arguments: args }, undefined, opts);
-  if (first.isError) throw new Error(`set_category_budget: ${text(first)}`);
+  // mode "move": move amount from Tennis to Restaurants (relative, so concurrent runs add up).
+  const tool = mode === 'move' ? 'move_money' : 'set_category_budget';
+  const args =
+    mode === 'move'
+      ? { from_category: 'Tennis', to_category: 'Restaurants', month: 'current', amount }
+      : { category: 'Restaurants', month: 'current', amount };
+  const first = await client.callTool({ name: tool, arguments: args }, undefined, opts);
+  if (first.isError) throw new Error(`${tool}: ${text(first)}`);
   let done = first;
   const card = first?._meta?.['avenir/confirmation'];
   if (mode === 'card') {
@@ -312,8 +317,8 @@ try {
     done = await client.callTool({ name: 'answer_confirmation', arguments: { token: card.token, answer: 'accept' } }, undefined, opts);
     if (done.isError) throw new Error(`answer_confirmation: ${text(done)}`);
   } else if (data(first)?.confirmation) {
-    done = await client.callTool({ name: 'set_category_budget', arguments: { ...args, confirmation: data(first).confirmation } }, undefined, opts);
-    if (done.isError) throw new Error(`set_category_budget with the code: ${text(done)}`);
+    done = await client.callTool({ name: tool, arguments: { ...args, confirmation: data(first).confirmation } }, undefined, opts);
+    if (done.isError) throw new Error(`${tool} with the code: ${text(done)}`);
   }
   await client.close();
   writeFileSync(stateFile, JSON.stringify({ client: provider.client, tokens: provider.saved }), { mode: 0o600 });
