@@ -215,23 +215,19 @@ func readStatementFile(path string, dirs []string) ([]byte, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("file: avenir may read statements from no folder: set AVENIR_MCP_STATEMENT_DIRS to the folders it may read, or pass the statement's text as content")
 	}
+	// Inside the folders as written, before the disk is asked anything: so that no answer tells
+	// whether a file outside them exists. Then inside them as resolved, symlinks followed.
+	notInside := fmt.Errorf("file: %s is not inside the folders avenir may read statements from (%s; AVENIR_MCP_STATEMENT_DIRS sets them)", quoted(path), strings.Join(dirs, string(filepath.ListSeparator)))
+	resolved := func(d string) string { rd, _ := filepath.EvalSymlinks(d); return rd }
+	if !within(filepath.Clean(path), dirs, filepath.Clean) && !within(filepath.Clean(path), dirs, resolved) {
+		return nil, notInside
+	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil, fmt.Errorf("file: %s cannot be found or read", quoted(path))
 	}
-	inside := false
-	for _, d := range dirs {
-		rd, err := filepath.EvalSymlinks(d)
-		if err != nil {
-			continue // a folder that is not there holds nothing
-		}
-		if rel, err := filepath.Rel(rd, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			inside = true
-			break
-		}
-	}
-	if !inside {
-		return nil, fmt.Errorf("file: %s is not inside the folders avenir may read statements from (%s; AVENIR_MCP_STATEMENT_DIRS sets them)", quoted(path), strings.Join(dirs, string(filepath.ListSeparator)))
+	if !within(real, dirs, resolved) {
+		return nil, notInside
 	}
 	// What the path is, before it is opened: opening a named pipe blocks until something writes
 	// to it, so a pipe in the Downloads folder would hold the call for ever.
@@ -268,6 +264,21 @@ func readStatementFile(path string, dirs []string) ([]byte, error) {
 		return nil, fmt.Errorf("file: %s is over 10 MB; a statement file may be at most 10 MB", quoted(path))
 	}
 	return data, nil
+}
+
+// within reports whether path lies inside one of dirs, each taken as dir(d) ("" for a folder
+// that is not there, which holds nothing).
+func within(path string, dirs []string, dir func(string) string) bool {
+	for _, d := range dirs {
+		rd := dir(d)
+		if rd == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(rd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // regularStatementFile refuses what is not a regular file of at most 10 MB: a folder, a
