@@ -90,17 +90,11 @@ func Answering(ctx context.Context) bool {
 	return ok
 }
 
-// RedeemCard is RedeemCardContext without a context, for a caller that has none; a Store that
-// may wait on a database wants RedeemCardContext.
-func (a *Asker) RedeemCard(token, answer string) (Card, error) {
-	return a.RedeemCardContext(context.Background(), token, answer)
-}
-
-// RedeemCardContext spends a card's token and returns the call it confirms. The token goes at
+// RedeemCard spends a card's token and returns the call it confirms. The token goes at
 // its first use, whatever follows, so a second click (or a replay) confirms nothing. An unknown,
 // used, expired or foreign token is ErrCodeRefused: §5's sentence. A failing Store is an error
 // wrapping ErrStore, and nothing is confirmed.
-func (a *Asker) RedeemCardContext(ctx context.Context, token, answer string) (Card, error) {
+func (a *Asker) RedeemCard(ctx context.Context, token, answer string) (Card, error) {
 	if answer != AnswerAccept && answer != AnswerDecline {
 		return Card{}, ErrBadAnswer
 	}

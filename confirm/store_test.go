@@ -160,7 +160,7 @@ func TestInstancesRedeemEachOthersCards(t *testing.T) {
 	a, b := instances(t, confirm.Options{})
 	ctx := context.Background()
 	token := issueCard(t, a.asker, toolBudget, restaurants)
-	card, err := b.asker.RedeemCardContext(ctx, token, confirm.AnswerAccept)
+	card, err := b.asker.RedeemCard(ctx, token, confirm.AnswerAccept)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +173,14 @@ func TestInstancesRedeemEachOthersCards(t *testing.T) {
 		t.Fatalf("Ask with the card = %+v, %v; want proceed by app", d, err)
 	}
 	for _, asker := range []*confirm.Asker{a.asker, b.asker} {
-		if _, err := asker.RedeemCardContext(ctx, token, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
+		if _, err := asker.RedeemCard(ctx, token, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
 			t.Fatalf("the token again: %v, want ErrCodeRefused", err)
 		}
 	}
 	t.Run("expired on the other instance", func(t *testing.T) {
 		token := issueCard(t, a.asker, toolBudget, restaurants)
 		a.clock.Advance(600 * time.Second)
-		if _, err := b.asker.RedeemCard(token, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
+		if _, err := b.asker.RedeemCard(context.Background(), token, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
 			t.Fatalf("RedeemCard = %v, want ErrCodeRefused", err)
 		}
 	})
@@ -202,7 +202,7 @@ func TestTokensDoNotCrossKinds(t *testing.T) {
 	if err := json.Unmarshal(raw, &claims); err != nil || len(claims.Nonce) != 22 {
 		t.Fatalf("state body %s: want a 22-character nonce (%v)", raw, err)
 	}
-	if _, err := a.asker.RedeemCard(claims.Nonce, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
+	if _, err := a.asker.RedeemCard(context.Background(), claims.Nonce, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
 		t.Fatalf("the state's nonce as a card token: %v, want ErrCodeRefused", err)
 	}
 }
@@ -266,7 +266,7 @@ func TestOneTakeWins(t *testing.T) {
 		askers := []*confirm.Asker{a.asker, b.asker}
 		token := issueCard(t, a.asker, toolBudget, restaurants)
 		race(t, func(i int) bool {
-			_, err := askers[i%2].RedeemCardContext(context.Background(), token, confirm.AnswerAccept)
+			_, err := askers[i%2].RedeemCard(context.Background(), token, confirm.AnswerAccept)
 			if err != nil && !errors.Is(err, confirm.ErrCodeRefused) {
 				t.Errorf("caller %d: %v", i, err)
 			}
@@ -432,7 +432,7 @@ func TestStoreFailureFailsClosed(t *testing.T) {
 		h, store := newFailing(t)
 		token := issueCard(t, h.asker, toolBudget, restaurants)
 		store.failTake.Store(true)
-		card, err := h.asker.RedeemCardContext(ctx, token, confirm.AnswerAccept)
+		card, err := h.asker.RedeemCard(ctx, token, confirm.AnswerAccept)
 		wantStoreError(t, err)
 		if card.Tool != "" || card.Accept {
 			t.Fatalf("card %+v with a failed store, want none", card)

@@ -89,7 +89,7 @@ func (h *handlers) addAnswerConfirmation(srv *mcp.Server) {
 		if err := decodeArgs(req.Params.Arguments, at, &in, answerConfirmationTool.Name); err != nil {
 			return toolError(h.log, err), nil
 		}
-		card, err := h.Confirm.RedeemCard(in.Token, in.Answer)
+		card, err := h.Confirm.RedeemCard(ctx, in.Token, in.Answer)
 		if errors.Is(err, confirm.ErrBadAnswer) {
 			return toolError(h.log, fmt.Errorf("answer: %s is neither accept nor decline; nothing was written", quoted(in.Answer))), nil
 		}

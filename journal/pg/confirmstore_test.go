@@ -359,7 +359,7 @@ func testTwoInstances(t *testing.T, dsn, bin string) {
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			card, err := []*confirm.Asker{a, b}[i%2].RedeemCardContext(ctx, token, confirm.AnswerAccept)
+			card, err := []*confirm.Asker{a, b}[i%2].RedeemCard(ctx, token, confirm.AnswerAccept)
 			switch {
 			case err == nil:
 				wins.Add(1)
