@@ -17,6 +17,7 @@ import (
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // What avenir costs in YNAB requests, counted by the sandbox and asserted exactly: YNAB allows
@@ -44,7 +45,7 @@ func clockedEnv(t testing.TB, window time.Duration) (*testEnv, *fakeClock) {
 	clk := &fakeClock{now: sandboxToday}
 	e := &testEnv{t: t, log: &lockedWriter{w: &bytes.Buffer{}}}
 	e.setNow(sandboxToday)
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
+	sb, srv := sandboxtest.New(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
 	e.sb, e.url = sb, srv.URL
 	logger := slog.New(slog.NewTextHandler(e.log, nil))
 	e.client = ynab.New(ynab.Options{BaseURL: srv.URL, Token: testToken, Logger: logger, MaxAge: window, Now: clk.Now,

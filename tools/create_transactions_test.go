@@ -10,6 +10,7 @@ import (
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // Helpers of the creates group's tests (create_transactions, reconcile_account,
@@ -57,7 +58,7 @@ func createsExport(e *testEnv) ynab.PlanDetail {
 func createsMade(e *testEnv) []ynab.TransactionSummary {
 	e.t.Helper()
 	sample := map[string]bool{}
-	sb, _ := sandbox.NewTest(e.t, sandbox.Options{})
+	sb, _ := sandboxtest.New(e.t, sandbox.Options{})
 	base, err := sb.Export(sandbox.PlanID)
 	if err != nil {
 		e.t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // The test double for every tool test: the real sandbox over HTTP on loopback, the real YNAB
@@ -97,7 +98,7 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 	t.Helper()
 	e := &testEnv{t: t, log: &lockedWriter{w: &bytes.Buffer{}}}
 	e.setNow(sandboxToday)
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }, Sample: o.sample})
+	sb, srv := sandboxtest.New(t, sandbox.Options{Now: func() time.Time { return sandboxToday }, Sample: o.sample})
 	e.sb, e.url = sb, srv.URL
 	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if o.token == "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // Helpers the tests of the writes of transactions, scheduled transactions, payees, accounts and
@@ -220,7 +221,7 @@ func wrGroupID(e *testEnv, name string) string {
 // wrOtherPlan is the sandbox's second plan: its ids must name nothing in the first.
 func wrOtherPlan(t *testing.T) ynab.PlanDetail {
 	t.Helper()
-	sb, _ := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
+	sb, _ := sandboxtest.New(t, sandbox.Options{Now: func() time.Time { return sandboxToday }})
 	p, err := sb.Export(sandbox.SecondPlanID)
 	if err != nil {
 		t.Fatal(err)

@@ -15,13 +15,14 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 var today = time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 
 func startSandbox(t *testing.T) (*sandbox.Sandbox, string) {
 	t.Helper()
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return today }})
+	sb, srv := sandboxtest.New(t, sandbox.Options{Now: func() time.Time { return today }})
 	return sb, srv.URL
 }
 
@@ -160,7 +161,7 @@ func firstDiff(a, b string) string {
 
 // The log warns when YNAB says nine tenths of the hour's requests are spent.
 func TestRateLimitWarning(t *testing.T) {
-	_, srv := sandbox.NewTest(t, sandbox.Options{Now: func() time.Time { return today }, RateLimit: 10})
+	_, srv := sandboxtest.New(t, sandbox.Options{Now: func() time.Time { return today }, RateLimit: 10})
 	var log bytes.Buffer
 	c := ynab.New(ynab.Options{BaseURL: srv.URL, Token: "t", Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	for i := range 8 {

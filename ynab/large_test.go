@@ -17,6 +17,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // A plan of years: the sample, grown through the sandbox's own API by n transactions spread
@@ -24,7 +25,7 @@ import (
 // and splits-free categories as a household enters them.
 func largePlan(tb testing.TB, n int) (*sandbox.Sandbox, string) {
 	tb.Helper()
-	sb, srv := sandbox.NewTest(tb, sandbox.Options{Now: func() time.Time { return today }})
+	sb, srv := sandboxtest.New(tb, sandbox.Options{Now: func() time.Time { return today }})
 	ctx := context.Background()
 	c := ynab.New(ynab.Options{BaseURL: srv.URL, Token: "t", MaxAge: -1})
 	p, err := c.Plan(ctx, sandbox.PlanID, ynab.Fresh)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // Two avenir servers on one plan, each with two callers moving money at once: one writer per
@@ -39,7 +40,7 @@ func TestConcurrentMovesConserveMoney(t *testing.T) {
 		t.Skip("the concurrency test runs for seconds")
 	}
 	seed := uint64(time.Now().UnixNano())
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: time.Now})
+	sb, srv := sandboxtest.New(t, sandbox.Options{Now: time.Now})
 	env, _ := isolatedEnv(t, "AVENIR_MCP_YNAB_URL="+srv.URL, "YNAB_ACCESS_TOKEN=concurrent-test-token")
 	initial, err := sb.Export(sandbox.PlanID)
 	if err != nil {

@@ -8,12 +8,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // Nothing is read from YNAB before a tool needs it: the real binary, started against a sandbox
 // standing in for YNAB, initialized and asked for its tools, has made no request.
 func TestServeReadsNothingAtStart(t *testing.T) {
-	sb, srv := sandbox.NewTest(t, sandbox.Options{})
+	sb, srv := sandboxtest.New(t, sandbox.Options{})
 	env, _ := isolatedEnv(t, "YNAB_ACCESS_TOKEN=tok-test", "AVENIR_MCP_YNAB_URL="+srv.URL)
 	s := connectServe(t, env, "2025-06-18", nil)
 	if _, err := s.ListTools(context.Background(), nil); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // doctorSetup is one machine's setup for `avenir doctor`: a YNAB (the sandbox over loopback,
@@ -25,7 +26,7 @@ type doctorSetup struct {
 // newDoctorSetup is a good setup: the token in the keychain, YNAB accepting it, no journal yet.
 func newDoctorSetup(t *testing.T) *doctorSetup {
 	t.Helper()
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Token: tokenKeychain})
+	sb, srv := sandboxtest.New(t, sandbox.Options{Token: tokenKeychain})
 	dir := t.TempDir()
 	return &doctorSetup{
 		vars: map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"),

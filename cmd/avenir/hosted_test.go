@@ -27,6 +27,7 @@ import (
 	"github.com/avenir-mcp/avenir/internal/pgtest"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // avenir hosted end to end, over loopback: a real PostgreSQL (internal/pgtest), the sandbox
@@ -87,7 +88,7 @@ func newHostedEnv(t *testing.T) *hostedEnv {
 	}
 	// The sandbox lives on today, as the server does: "current" is the same month for both.
 	var srv *sandbox.Server
-	e.sb, srv = sandbox.NewTest(t, sandbox.Options{Now: time.Now,
+	e.sb, srv = sandboxtest.New(t, sandbox.Options{Now: time.Now,
 		OAuthClients: []sandbox.OAuthClient{{ID: hostedClientID, Secret: hostedClientSecret}}})
 	e.sbAPI = srv.URL
 	e.sbOrigin = strings.TrimSuffix(srv.URL, "/v1")

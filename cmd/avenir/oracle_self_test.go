@@ -9,6 +9,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // The oracle itself: a journal that tells the truth about writes made to the sandbox passes,
@@ -19,7 +20,7 @@ import (
 // about those writes.
 func oracleFixture(t *testing.T) (*oracle, *sandbox.Sandbox, []jOp, *ynab.Client) {
 	t.Helper()
-	sb, srv := sandbox.NewTest(t, sandbox.Options{Now: time.Now})
+	sb, srv := sandboxtest.New(t, sandbox.Options{Now: time.Now})
 	c := ynab.New(ynab.Options{BaseURL: srv.URL, Token: "oracle-test"})
 	ctx := context.Background()
 	initial, err := sb.Export(sandbox.PlanID)

@@ -20,6 +20,7 @@ var allowed = map[string][]string{
 	"ynab":                      {},
 	"ynab/sandbox":              {"ynab"},
 	"ynab/sandbox/fidelity":     {"ynab", "ynab/sandbox"},
+	"ynab/sandbox/sandboxtest":  {"ynab/sandbox"},
 	"journal":                   {},
 	"journal/storetest":         {"journal"},
 	"confirm":                   {},
@@ -40,7 +41,7 @@ var allowed = map[string][]string{
 
 // testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
 // server and the test helpers are how tests reach real surfaces.
-var testOnly = []string{"statement", "internal/golden", "journal/storetest", "ynab/sandbox", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
+var testOnly = []string{"statement", "internal/golden", "journal/storetest", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
 
 func TestImportDirections(t *testing.T) {
 	goTool, err := exec.LookPath("go")
@@ -84,5 +85,30 @@ func TestImportDirections(t *testing.T) {
 	}
 	if seen < 8 {
 		t.Fatalf("go list named only %d packages: %s", seen, out)
+	}
+}
+
+// TestBinaryLinksNoTesting keeps package testing (and with it its flags and helpers) out of the
+// shipped binary: test helpers live in packages of their own (ynab/sandbox/sandboxtest,
+// tools/ui/uitest, internal/pgtest), which only tests import.
+func TestBinaryLinksNoTesting(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool on PATH: %v", err)
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "./cmd/avenir")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/avenir: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/tools") {
+		t.Fatalf("go list -deps ./cmd/avenir does not name the tools package; is this the module? %s", out)
+	}
+	for _, dep := range deps {
+		if dep == "testing" || strings.HasPrefix(dep, "testing/") {
+			t.Errorf("cmd/avenir links %s; move what needs it into a test helper package", dep)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // entities is a read flattened to its entities by key, so that a delta can be merged into it:
@@ -116,7 +117,7 @@ func mustUnmarshal(t *testing.T, raw json.RawMessage, into any) {
 // The property delta requests exist for: applying every delta since a full read to that read
 // gives exactly a fresh full read, whatever was written in between, derived figures included.
 func TestDeltasMergeIntoAFreshRead(t *testing.T) {
-	clk := &clock{now: sandbox.FixedNow()}
+	clk := &clock{now: sandboxtest.FixedNow()}
 	a := newAPI(t, sandbox.Options{Now: clk.Now})
 	n := sampleNames(t, a.sb, sandbox.PlanID)
 	readers := []reader{

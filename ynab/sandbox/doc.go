@@ -2,7 +2,7 @@
 // double every avenir test uses, and what `avenir serve --sandbox` lets a newcomer try avenir
 // on without a YNAB account.
 //
-//	sb, srv := sandbox.NewTest(t, sandbox.Options{}) // dated by FixedNow, closed when t ends
+//	sb, srv := sandboxtest.New(t, sandbox.Options{}) // package sandboxtest: dated by its FixedNow, closed when t ends
 //	req, _ := http.NewRequest("GET", srv.URL+"/plans/last-used/accounts", nil) // srv.URL ends in /v1
 //	req.Header.Set("Authorization", "Bearer any-token")
 //	sb.InjectFault(sandbox.Fault{Method: "PATCH", Status: 503}) // the next PATCH gets YNAB's 503
@@ -32,8 +32,8 @@
 // "Huishouden" (PlanID, the last-used plan) is a Dutch household in EUR (€1.234,56, dates
 // DD-MM-YYYY). Its months are the current one and the two before (all assigned), plus the next
 // (empty). Dates are relative to Now: the two past months on fixed days, the current month's
-// transactions a number of days before today (never before the 1st). On FixedNow the current
-// month is 2026-09-01.
+// transactions a number of days before today (never before the 1st). On sandboxtest.FixedNow
+// the current month is 2026-09-01.
 //
 // Accounts (all on budget): Betaalrekening (checking, linked to the bank), Spaarrekening
 // (savings), Creditcard (creditCard), Contant (cash), Oude rekening (checking, closed, 0).
@@ -213,7 +213,7 @@
 //
 // Every request that arrives is counted (Counts), faulted ones too. A fault's Drop and
 // DropAfter abort the connection (http.ErrAbortHandler), so they need a real server (Listen or
-// NewTest), not a bare ServeHTTP; note that Go's HTTP client retries an idempotent request
+// sandboxtest.New), not a bare ServeHTTP; note that Go's HTTP client retries an idempotent request
 // once on a reused connection that closes without an answer. The rate limit counts the
 // authorised requests it admits over a rolling hour of Now; a refused one does not count.
 //

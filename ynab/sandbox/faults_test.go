@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 func TestCountsEveryRequest(t *testing.T) {
@@ -199,7 +200,7 @@ func (c *clock) advance(d time.Duration) {
 }
 
 func TestRateLimitOverARollingHour(t *testing.T) {
-	clk := &clock{now: sandbox.FixedNow()}
+	clk := &clock{now: sandboxtest.FixedNow()}
 	a := newAPI(t, sandbox.Options{RateLimit: 3, Now: clk.Now})
 	for i := 1; i <= 3; i++ {
 		_, h, _ := a.do("GET", "/user", nil)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // api talks to a sandbox over HTTP as a client would.
@@ -22,7 +23,7 @@ type api struct {
 
 func newAPI(t testing.TB, opts sandbox.Options) *api {
 	t.Helper()
-	sb, srv := sandbox.NewTest(t, opts)
+	sb, srv := sandboxtest.New(t, opts)
 	return &api{t: t, sb: sb, base: srv.URL, token: "test-token"}
 }
 

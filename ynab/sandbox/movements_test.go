@@ -6,6 +6,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 type movements struct {
@@ -54,7 +55,7 @@ func TestSampleMoneyMovementsFollowTheAssignments(t *testing.T) {
 }
 
 func TestAssigningRecordsMoneyMovements(t *testing.T) {
-	clk := &clock{now: sandbox.FixedNow()}
+	clk := &clock{now: sandboxtest.FixedNow()}
 	a := newAPI(t, sandbox.Options{Now: clk.Now})
 	n := sampleNames(t, a.sb, sandbox.PlanID)
 	cat := func(name string) string { return plan + "/months/2026-09-01/categories/" + n.id(t, name) }

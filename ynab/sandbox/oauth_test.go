@@ -19,9 +19,10 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
-func newClock() *clock { return &clock{now: sandbox.FixedNow()} }
+func newClock() *clock { return &clock{now: sandboxtest.FixedNow()} }
 
 const (
 	appID     = "test-app"
@@ -50,7 +51,7 @@ func newOAuthEnv(t *testing.T, opts sandbox.Options) *oauthEnv {
 	if opts.OAuthClients == nil {
 		opts.OAuthClients = []sandbox.OAuthClient{{ID: appID, Secret: appSecret}}
 	}
-	e.sb, e.srv = sandbox.NewTest(t, opts)
+	e.sb, e.srv = sandboxtest.New(t, opts)
 	return e
 }
 
@@ -291,8 +292,8 @@ func TestOAuthSignIn(t *testing.T) {
 		t.Errorf("the answer has no distinct access and refresh tokens: %+v", tok)
 	case tok.TokenType != "bearer" || tok.ExpiresIn != 7200:
 		t.Errorf("token_type %q, expires_in %d, want YNAB's bearer and 7200", tok.TokenType, tok.ExpiresIn)
-	case tok.CreatedAt != sandbox.FixedNow().Unix() || tok.Scope != "":
-		t.Errorf("created_at %d scope %q, want %d (the sandbox's clock) and no scope", tok.CreatedAt, tok.Scope, sandbox.FixedNow().Unix())
+	case tok.CreatedAt != sandboxtest.FixedNow().Unix() || tok.Scope != "":
+		t.Errorf("created_at %d scope %q, want %d (the sandbox's clock) and no scope", tok.CreatedAt, tok.Scope, sandboxtest.FixedNow().Unix())
 	case h.Get("Cache-Control") != "no-store" || !strings.HasPrefix(h.Get("Content-Type"), "application/json"):
 		t.Errorf("the token answer's headers: %v", h)
 	}
@@ -327,7 +328,7 @@ func TestOAuthSignIn(t *testing.T) {
 	e.clock.advance(time.Hour)
 	next := e.refresh(tok.RefreshToken)
 	if next.AccessToken == tok.AccessToken || next.RefreshToken == tok.RefreshToken || next.ExpiresIn != 7200 ||
-		next.CreatedAt != sandbox.FixedNow().Add(time.Hour).Unix() {
+		next.CreatedAt != sandboxtest.FixedNow().Add(time.Hour).Unix() {
 		t.Errorf("the refresh answered %+v", next)
 	}
 	if got := e.plans(next.AccessToken); len(got) != 2 || got[0] != want[0] {

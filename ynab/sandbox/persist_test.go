@@ -10,6 +10,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 func TestStateOutlivesARestart(t *testing.T) {
@@ -35,7 +36,7 @@ func TestStateOutlivesARestart(t *testing.T) {
 		t.Errorf("the state directory holds %d files, want only the state file", len(entries))
 	}
 
-	again, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandbox.FixedNow})
+	again, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandboxtest.FixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestBadStateFilesAreRefusedByName(t *testing.T) {
 
 func TestServerCloseSaves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sandbox.json")
-	sb, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandbox.FixedNow})
+	sb, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandboxtest.FixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestResetRestoresTheSampleAndKeepsDeltasExact(t *testing.T) {
 	if err := a.sb.Reset(); err != nil {
 		t.Fatal(err)
 	}
-	fresh, _ := sandbox.New(sandbox.Options{Now: sandbox.FixedNow})
+	fresh, _ := sandbox.New(sandbox.Options{Now: sandboxtest.FixedNow})
 	want, _ := fresh.Export(sandbox.PlanID)
 	got, _ := a.sb.Export(sandbox.PlanID)
 	want.LastModifiedOn, got.LastModifiedOn = "", ""
@@ -142,7 +143,7 @@ func TestResetRestoresTheSampleAndKeepsDeltasExact(t *testing.T) {
 	if !deleted || delta.ServerKnowledge <= k {
 		t.Errorf("after Reset a delta from %d (now %d) does not show the created transaction deleted", k, delta.ServerKnowledge)
 	}
-	reloaded, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandbox.FixedNow})
+	reloaded, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandboxtest.FixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}

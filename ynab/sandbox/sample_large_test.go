@@ -11,6 +11,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 func largeExport(t testing.TB, n int, now time.Time) ynab.PlanDetail {
@@ -32,7 +33,7 @@ func TestLargeSampleInvariants(t *testing.T) {
 		n   int
 		now time.Time
 	}{
-		{sandbox.MinLargeSample, sandbox.FixedNow()},
+		{sandbox.MinLargeSample, sandboxtest.FixedNow()},
 		{3000, time.Date(2027, time.March, 1, 8, 0, 0, 0, time.UTC)},      // the 1st of a month
 		{6000, time.Date(2028, time.December, 31, 22, 0, 0, 0, time.UTC)}, // a leap year's end, 20 months
 	} {
@@ -241,7 +242,7 @@ func monthPlus(month string, n int) string {
 // The same size on the same day gives the same plan, ids and all; another size or another day
 // gives another plan, dated from that day.
 func TestLargeSampleIsDeterministic(t *testing.T) {
-	day := sandbox.FixedNow()
+	day := sandboxtest.FixedNow()
 	encode := func(d ynab.PlanDetail) string {
 		b, err := json.Marshal(d)
 		if err != nil {
@@ -269,7 +270,7 @@ func TestLargeSampleIsDeterministic(t *testing.T) {
 	}
 }
 
-// Other packages' tests and benchmarks get the large plan through NewTest, over HTTP.
+// Other packages' tests and benchmarks get the large plan through sandboxtest.New, over HTTP.
 func TestLargeSampleOverHTTP(t *testing.T) {
 	a := newAPI(t, sandbox.Options{Sample: sandbox.LargeSample(1000)})
 	var plans struct {
@@ -321,14 +322,14 @@ func TestParseSample(t *testing.T) {
 // served the old one, and Reset restores the one it holds.
 func TestLargeSampleInAStateFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sandbox.json")
-	sb, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandbox.FixedNow})
+	sb, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandboxtest.FixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sb.Reset(); err != nil { // saves the standard sample
 		t.Fatal(err)
 	}
-	_, err = sandbox.New(sandbox.Options{StatePath: path, Now: sandbox.FixedNow, Sample: sandbox.LargeSample(1000)})
+	_, err = sandbox.New(sandbox.Options{StatePath: path, Now: sandboxtest.FixedNow, Sample: sandbox.LargeSample(1000)})
 	if err == nil || !strings.Contains(err.Error(), "holds the standard sample, not large:1000") ||
 		!strings.Contains(err.Error(), "avenir sandbox reset --sample large:1000") {
 		t.Fatalf("New with a large sample over a standard state: %v", err)
@@ -341,7 +342,7 @@ func TestLargeSampleInAStateFile(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), `"sample":"large:1000"`) {
 		t.Fatalf("the state file does not name its sample: %v", err)
 	}
-	again, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandbox.FixedNow, Sample: sandbox.LargeSample(1000)})
+	again, err := sandbox.New(sandbox.Options{StatePath: path, Now: sandboxtest.FixedNow, Sample: sandbox.LargeSample(1000)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestLargeSampleInAStateFile(t *testing.T) {
 func BenchmarkLargeSample(b *testing.B) {
 	b.Run("build 50k", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := sandbox.New(sandbox.Options{Now: sandbox.FixedNow, Sample: sandbox.LargeSample(sandbox.DefaultLargeSample)}); err != nil {
+			if _, err := sandbox.New(sandbox.Options{Now: sandboxtest.FixedNow, Sample: sandbox.LargeSample(sandbox.DefaultLargeSample)}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,13 +8,14 @@ import (
 
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // The package doc promises these facts about the sample to other packages' tests; they must
 // hold whatever day the sandbox is dated by.
 func TestSampleKeepsItsDocumentedFacts(t *testing.T) {
 	days := []time.Time{
-		sandbox.FixedNow(),
+		sandboxtest.FixedNow(),
 		time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC),       // the 1st: everything this month is today
 		time.Date(2028, time.February, 29, 23, 59, 0, 0, time.UTC), // leap day
 		time.Date(2026, time.December, 31, 12, 0, 0, 0, time.UTC),  // year's end
@@ -190,7 +191,7 @@ func checkSample(t *testing.T, d ynab.PlanDetail, now time.Time) {
 
 func TestSampleIsDeterministic(t *testing.T) {
 	export := func() []byte {
-		sb, err := sandbox.New(sandbox.Options{Now: sandbox.FixedNow})
+		sb, err := sandbox.New(sandbox.Options{Now: sandboxtest.FixedNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +213,7 @@ func TestSampleIsDeterministic(t *testing.T) {
 
 // Every id a sample entity points at names an entity of the same plan.
 func TestSampleReferencesResolve(t *testing.T) {
-	sb, _ := sandbox.New(sandbox.Options{Now: sandbox.FixedNow})
+	sb, _ := sandbox.New(sandbox.Options{Now: sandboxtest.FixedNow})
 	for _, id := range []string{sandbox.PlanID, sandbox.SecondPlanID} {
 		d, _ := sb.Export(id)
 		known := map[string]bool{}

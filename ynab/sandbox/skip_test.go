@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // A fault with Skip lets that many matching requests through before it answers.
 func TestFaultSkip(t *testing.T) {
-	sb, srv := sandbox.NewTest(t, sandbox.Options{})
+	sb, srv := sandboxtest.New(t, sandbox.Options{})
 	sb.InjectFault(sandbox.Fault{PathContains: "/user", Skip: 2, Status: 503})
 	var got []int
 	for range 4 {

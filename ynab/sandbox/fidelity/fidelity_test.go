@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
+	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
 
 // TestOfficialJSSDK runs testdata/run.mjs under node: every operation of npm ynab 4.1.0 (and
@@ -35,8 +36,8 @@ func TestOfficialJSSDK(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := npmInstall(ctx, t, src, "ynab-js-sdk", "run.mjs")
-	_, srv := sandbox.NewTest(t, sandbox.Options{})
-	run := exec.CommandContext(ctx, node, "run.mjs", srv.URL, filepath.Join(src, "ynab-openapi-1.86.yaml"), sandbox.FixedNow().Format("2006-01-02"))
+	_, srv := sandboxtest.New(t, sandbox.Options{})
+	run := exec.CommandContext(ctx, node, "run.mjs", srv.URL, filepath.Join(src, "ynab-openapi-1.86.yaml"), sandboxtest.FixedNow().Format("2006-01-02"))
 	run.Dir = dir
 	out, err := run.CombinedOutput()
 	t.Logf("YNAB's JS SDK against the sandbox:\n%s", out)
