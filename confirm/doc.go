@@ -103,7 +103,7 @@
 // clear, and a token of one kind is unknown as another), and is used once by the
 // Store's atomic Take. The default is a [MemoryStore] of the Asker's own, which is
 // the behaviour above. Hosted avenir gives every instance one Store in PostgreSQL
-// (journal/pg.ConfirmStore) and one Options.Key, [DeriveKey] of
+// (confirm/pg, each person's through For) and one Options.Key, [DeriveKey] of
 // AVENIR_MCP_SECRET_KEY, so any instance opens the states and redeems the codes and
 // cards another issued, each exactly once. A restart then forgets nothing live.
 //

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +17,9 @@ import (
 
 	"github.com/avenir-mcp/avenir/auth"
 	"github.com/avenir-mcp/avenir/confirm"
+	confirmpg "github.com/avenir-mcp/avenir/confirm/pg"
 	"github.com/avenir-mcp/avenir/journal"
-	"github.com/avenir-mcp/avenir/journal/pg"
+	journalpg "github.com/avenir-mcp/avenir/journal/pg"
 	"github.com/avenir-mcp/avenir/tools"
 	"github.com/avenir-mcp/avenir/ynab"
 )
@@ -130,7 +129,7 @@ type hosted struct {
 	cfg      hostedConfig
 	pool     *pgxpool.Pool
 	auth     *auth.Server
-	confirms *pg.ConfirmStore
+	confirms *confirmpg.Confirmations
 	key      []byte // seals confirmation states; the same on every instance
 	journals hostedJournals
 	metrics  *hostedMetrics
@@ -163,13 +162,13 @@ func newHosted(ctx context.Context, pool *pgxpool.Pool, cfg hostedConfig, log *s
 	if h.auth, err = auth.New(ctx, pool, cfg.auth); err != nil {
 		return nil, fmt.Errorf("serve --hosted: %w", err)
 	}
-	if h.confirms, err = pg.NewConfirmStore(ctx, pool); err != nil {
+	if h.confirms, err = confirmpg.Open(ctx, pool); err != nil {
 		return nil, fmt.Errorf("serve --hosted: %w", err)
 	}
 	if h.key, err = confirm.DeriveKey(cfg.auth.SecretKey); err != nil {
 		return nil, fmt.Errorf("serve --hosted: AVENIR_MCP_SECRET_KEY: %w", err)
 	}
-	if h.journals, err = pg.OpenJournal(ctx, pool); err != nil {
+	if h.journals, err = journalpg.OpenJournal(ctx, pool); err != nil {
 		return nil, fmt.Errorf("serve --hosted: the journal: %w", err)
 	}
 	if _, err := confirm.New(h.confirmOptions(0)); err != nil { // the settings are checked once, at start
@@ -180,10 +179,10 @@ func newHosted(ctx context.Context, pool *pgxpool.Pool, cfg hostedConfig, log *s
 }
 
 // confirmOptions are a person's Asker's: the shared store, seen through the person's own key
-// space, and the key every instance seals with.
+// space (confirm/pg's For), and the key every instance seals with.
 func (h *hosted) confirmOptions(person int64) confirm.Options {
 	o := h.cfg.confirm
-	o.Store = personConfirmStore{h.confirms, person}
+	o.Store = h.confirms.For(person)
 	o.Key = h.key
 	o.Logger = h.log
 	return o
@@ -358,35 +357,6 @@ func (h *hosted) sweepLoop(ctx context.Context) {
 			h.sweep(ctx)
 		}
 	}
-}
-
-// personConfirmStore is the shared confirmation store as one person's Asker sees it: every
-// token's hash is hashed again with the person's id, so a code, card token or state that one
-// person was given is unknown to everyone else's Asker, even where their plan ids and the
-// change are the same (two people's sandbox copies are).
-type personConfirmStore struct {
-	store  confirm.Store
-	person int64
-}
-
-func (s personConfirmStore) scoped(h confirm.TokenHash) confirm.TokenHash {
-	d := sha256.New()
-	d.Write([]byte("avenir/hosted/person\x00"))
-	var id [8]byte
-	binary.BigEndian.PutUint64(id[:], uint64(s.person))
-	d.Write(id[:])
-	d.Write(h[:])
-	var out confirm.TokenHash
-	d.Sum(out[:0])
-	return out
-}
-
-func (s personConfirmStore) Add(ctx context.Context, k confirm.Kind, h confirm.TokenHash, t confirm.Ticket, now time.Time) error {
-	return s.store.Add(ctx, k, s.scoped(h), t, now)
-}
-
-func (s personConfirmStore) Take(ctx context.Context, k confirm.Kind, h confirm.TokenHash, now time.Time) (confirm.Ticket, bool, error) {
-	return s.store.Take(ctx, k, s.scoped(h), now)
 }
 
 // serveHosted runs the hosted mode at addr until ctx ends.

@@ -32,7 +32,8 @@ var allowed = map[string][]string{
 	"tools/ui":                  {},
 	"tools/ui/uitest":           {},
 	"auth":                      {"internal/pgmigrate"},
-	"journal/pg":                {"journal", "confirm", "internal/pgtest", "internal/pgmigrate"},
+	"journal/pg":                {"journal", "internal/pgmigrate"},
+	"confirm/pg":                {"confirm", "internal/pgmigrate"},
 	"internal/pgmigrate":        {},
 	"internal/pgtest":           {},
 	"internal/layout":           {},
@@ -41,7 +42,7 @@ var allowed = map[string][]string{
 
 // testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
 // server and the test helpers are how tests reach real surfaces.
-var testOnly = []string{"statement", "internal/golden", "journal/storetest", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "confirm", "journal", "ynab", "tools/ui/uitest"}
+var testOnly = []string{"statement", "internal/golden", "journal/storetest", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "internal/pgmigrate", "confirm", "journal", "ynab", "tools/ui/uitest"}
 
 func TestImportDirections(t *testing.T) {
 	goTool, err := exec.LookPath("go")

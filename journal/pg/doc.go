@@ -1,9 +1,9 @@
-// Package pg keeps what the instances of avenir hosted share in one PostgreSQL database
-// (through pgx): the journal (Journals, a journal.Store per person) and the confirmation tokens
-// (ConfirmStore). Each lives in a schema of its own (avenir_journal, avenir_confirm) with its
-// own schema_migrations table; OpenJournal and NewConfirmStore migrate it at start, under an
-// advisory lock so that instances starting together migrate once, and refuse a schema a newer
-// avenir migrated.
+// Package pg keeps the journal of avenir hosted in one PostgreSQL database (through pgx) that
+// every instance shares: Journals, a journal.Store per person. It lives in a schema of its own
+// (avenir_journal) with its own schema_migrations table, beside the other parts' (auth's, the
+// confirmation store's in confirm/pg); OpenJournal migrates it at start, under an advisory lock
+// so that instances starting together migrate once, and refuses a schema a newer avenir
+// migrated.
 //
 // # The journal
 //

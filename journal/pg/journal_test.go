@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"github.com/avenir-mcp/avenir/internal/pgmigrate"
 	"github.com/avenir-mcp/avenir/internal/pgtest"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/journal/pg"
@@ -61,8 +63,12 @@ func mustPrepare(t testing.TB, s journal.Store, d journal.Draft) journal.Operati
 	return op
 }
 
+// otherSchema stands for another part of avenir hosted with its own schema in the database.
+var otherSchema = pgmigrate.Schema{Name: "avenir_other", Dir: "m", Files: fstest.MapFS{
+	"m/0001_things.sql": {Data: []byte("CREATE TABLE avenir_other.things (id bigint PRIMARY KEY)")}}}
+
 // Instances starting together migrate once; a newer schema is refused and left as it is; the
-// journal's schema and the confirmation store's live side by side.
+// journal's schema and another part's (as the confirmation store's and auth's) live side by side.
 func TestJournalMigrations(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
@@ -77,7 +83,7 @@ func TestJournalMigrations(t *testing.T) {
 			}
 			defer pool.Close()
 			if i%2 == 1 {
-				_, err = pg.NewConfirmStore(ctx, pool)
+				err = otherSchema.Migrate(ctx, pool)
 			}
 			if err == nil {
 				_, err = pg.OpenJournal(ctx, pool)

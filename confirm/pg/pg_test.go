@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,8 +16,8 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/confirm/pg"
 	"github.com/avenir-mcp/avenir/internal/pgtest"
-	"github.com/avenir-mcp/avenir/journal/pg"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,6 +38,7 @@ func TestConfirmStore(t *testing.T) {
 	t.Run("add and take", func(t *testing.T) { testAddTake(t, newDB(t)) })
 	t.Run("one take wins", func(t *testing.T) { testOneTakeWins(t, newDB(t)) })
 	t.Run("sweep", func(t *testing.T) { testSweep(t, newDB(t)) })
+	t.Run("people apart", func(t *testing.T) { testPeopleApart(t, newDB(t)) })
 	t.Run("two instances", func(t *testing.T) { testTwoInstances(t, newDB(t), c.BinDir()) })
 	t.Run("database down", testDatabaseDown)
 }
@@ -51,14 +53,16 @@ func connect(t *testing.T, dsn string) *pgxpool.Pool {
 	return pool
 }
 
-func newStore(t *testing.T, dsn string) (*pg.ConfirmStore, *pgxpool.Pool) {
+// newStore opens the store on a pool of its own (an instance) and returns it with person 1's
+// view of it.
+func newStore(t *testing.T, dsn string) (*pg.Confirmations, confirm.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool := connect(t, dsn)
-	s, err := pg.NewConfirmStore(context.Background(), pool)
+	c, err := pg.Open(context.Background(), pool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, pool
+	return c, c.For(1), pool
 }
 
 // testConfirmMigrations: instances starting together migrate once; a newer schema is refused.
@@ -74,7 +78,7 @@ func testConfirmMigrations(t *testing.T, dsn string) {
 				return
 			}
 			defer pool.Close()
-			_, errs[i] = pg.NewConfirmStore(ctx, pool)
+			_, errs[i] = pg.Open(ctx, pool)
 		})
 	}
 	wg.Wait()
@@ -88,10 +92,10 @@ func testConfirmMigrations(t *testing.T, dsn string) {
 	if err := pool.QueryRow(ctx, "SELECT count(*), max(version) FROM avenir_confirm.schema_migrations").Scan(&n, &top); err != nil {
 		t.Fatal(err)
 	}
-	if want := pg.ConfirmStoreSchemaVersion(); want < 1 || n != want || top != want {
+	if want := pg.SchemaVersion(); want < 1 || n != want || top != want {
 		t.Fatalf("avenir_confirm.schema_migrations has %d rows up to %d; want %d", n, top, want)
 	}
-	s, err := pg.NewConfirmStore(ctx, pool) // again: nothing to do
+	s, err := pg.Open(ctx, pool) // again: nothing to do
 	if err != nil {
 		t.Fatalf("migrating again: %v", err)
 	}
@@ -101,7 +105,7 @@ func testConfirmMigrations(t *testing.T, dsn string) {
 	if _, err := pool.Exec(ctx, "INSERT INTO avenir_confirm.schema_migrations (version, name) VALUES (999, 'future')"); err != nil {
 		t.Fatal(err)
 	}
-	if err := pg.MigrateConfirmStore(ctx, pool); err == nil || !strings.Contains(err.Error(), "newer") {
+	if err := pg.Migrate(ctx, pool); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Fatalf("a newer schema: %v, want it refused", err)
 	}
 	if err := s.Ready(ctx); err == nil {
@@ -110,7 +114,7 @@ func testConfirmMigrations(t *testing.T, dsn string) {
 }
 
 func testAddTake(t *testing.T, dsn string) {
-	s, _ := newStore(t, dsn)
+	_, s, _ := newStore(t, dsn)
 	ctx := context.Background()
 	now := time.Now().Round(0)
 	card := confirm.Ticket{Tool: "set_budget", Fingerprint: "fp-1", Args: "digest",
@@ -166,9 +170,9 @@ func testAddTake(t *testing.T, dsn string) {
 
 // testOneTakeWins: callers on two instances (two pools) race to take one token; one wins.
 func testOneTakeWins(t *testing.T, dsn string) {
-	a, _ := newStore(t, dsn)
-	b, _ := newStore(t, dsn)
-	stores := []*pg.ConfirmStore{a, b}
+	_, a, _ := newStore(t, dsn)
+	_, b, _ := newStore(t, dsn)
+	stores := []confirm.Store{a, b}
 	ctx := context.Background()
 	now := time.Now().Round(0)
 	for round := range 5 {
@@ -201,7 +205,7 @@ func testOneTakeWins(t *testing.T, dsn string) {
 }
 
 func testSweep(t *testing.T, dsn string) {
-	s, pool := newStore(t, dsn)
+	c, s, pool := newStore(t, dsn)
 	ctx := context.Background()
 	now := time.Now().Round(0)
 	add := func(name string, expires time.Time, at time.Time) {
@@ -236,8 +240,52 @@ func testSweep(t *testing.T, dsn string) {
 	if _, ok, err := s.Take(ctx, confirm.KindCode, confirm.HashToken(confirm.KindCode, "young"), now.Add(time.Minute)); !ok || err != nil {
 		t.Fatalf("a live token after the sweep: %v, %v", ok, err)
 	}
-	if n, err := s.Sweep(ctx, now.Add(time.Hour)); err != nil || n != 2 {
+	if n, err := c.Sweep(ctx, now.Add(time.Hour)); err != nil || n != 2 {
 		t.Fatalf("Sweep = %d, %v; want the 2 left", n, err)
+	}
+}
+
+// testPeopleApart: a token one person was given is unknown to every other person's store, even
+// with the same kind and hash; a store for no person (id 0, an unset id) records and confirms
+// nothing; and the table keeps a person's token under the hash avenir hosted has always used,
+// so an upgraded instance redeems what an older one issued.
+func testPeopleApart(t *testing.T, dsn string) {
+	c, alice, pool := newStore(t, dsn)
+	bob := c.For(2)
+	ctx := context.Background()
+	now := time.Now().Round(0)
+	ticket := confirm.Ticket{Tool: "set_budget", Fingerprint: "fp", Expires: now.Add(time.Minute)}
+	h := confirm.HashToken(confirm.KindCode, "123456")
+	if err := alice.Add(ctx, confirm.KindCode, h, ticket, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := bob.Take(ctx, confirm.KindCode, h, now); ok || err != nil {
+		t.Fatalf("another person's Take of the code = %v, %v; want nothing", ok, err)
+	}
+
+	// The row's key: SHA-256 over "avenir/hosted/person", a zero byte, the person's id as 8
+	// big-endian bytes, and the token's hash.
+	d := sha256.New()
+	d.Write([]byte("avenir/hosted/person\x00"))
+	d.Write([]byte{0, 0, 0, 0, 0, 0, 0, 1})
+	d.Write(h[:])
+	var n int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM avenir_confirm.tokens WHERE hash = $1", d.Sum(nil)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("%d rows under person 1's key for the code, want 1", n)
+	}
+	if _, ok, err := alice.Take(ctx, confirm.KindCode, h, now); !ok || err != nil {
+		t.Fatalf("the person's own Take = %v, %v; want the ticket", ok, err)
+	}
+
+	nobody := c.For(0)
+	if err := nobody.Add(ctx, confirm.KindCode, h, ticket, now); err == nil {
+		t.Fatal("a store for no person recorded a code")
+	}
+	if _, ok, err := nobody.Take(ctx, confirm.KindCode, h, now); ok || err == nil {
+		t.Fatalf("a store for no person: Take = %v, %v; want an error", ok, err)
 	}
 }
 
@@ -277,7 +325,7 @@ func question() confirm.Question {
 // instance is one avenir instance: its own pool and Asker, the database and the secret shared.
 func instance(t *testing.T, dsn string, secret []byte) *confirm.Asker {
 	t.Helper()
-	s, _ := newStore(t, dsn)
+	_, s, _ := newStore(t, dsn)
 	key, err := confirm.DeriveKey(secret)
 	if err != nil {
 		t.Fatal(err)
