@@ -2,8 +2,10 @@ package auth
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -124,10 +126,13 @@ func TestRegistrationRedirectURIs(t *testing.T) {
 	}
 }
 
+var backLink = regexp.MustCompile(`<a class="button secondary" href="([^"]+)">`)
+
 func TestAuthorizeRefuses(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	c := h.publicClient()
-	// Refusals that go back to the client, with the state and the issuer.
+	// Refusals the client should learn of: avenir's page, with a link back carrying the error,
+	// the state and the issuer (never an automatic redirect: see TestNoOpenRedirect).
 	for _, tc := range []struct {
 		name  string
 		extra url.Values
@@ -144,12 +149,16 @@ func TestAuthorizeRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h.with(t)
 			b := newBrowser(t)
-			resp, _ := b.get(h.authorizeURL(c, tc.extra))
-			back := location(t, resp)
+			resp, body := b.get(h.authorizeURL(c, tc.extra))
+			m := backLink.FindStringSubmatch(body)
+			if resp.StatusCode != 400 || resp.Header.Get("Location") != "" || m == nil {
+				t.Fatalf("answered %s (Location %q); want avenir's page with a link back:\n%s", resp.Status, resp.Header.Get("Location"), body)
+			}
+			back, _ := url.Parse(html.UnescapeString(m[1]))
 			q := back.Query()
 			if !strings.HasPrefix(back.String(), c.redirectURI+"?") || q.Get("error") != tc.code ||
 				q.Get("state") != c.state || q.Get("iss") != h.url || q.Get("error_description") == "" || q.Get("code") != "" {
-				t.Fatalf("redirected to %s; want %s with error=%s, the state and iss", back, c.redirectURI, tc.code)
+				t.Fatalf("the link back is %s; want %s with error=%s, the state and iss", back, c.redirectURI, tc.code)
 			}
 		})
 	}
@@ -338,15 +347,15 @@ func TestYNABCallbackState(t *testing.T) {
 		}
 		nothingStored(t)
 	})
-	t.Run("consent from another browser", func(t *testing.T) {
+	t.Run("consent from another origin", func(t *testing.T) {
 		h := h.with(t)
 		request := h.consent(newBrowser(t), h.authorizeURL(c, nil))
-		resp, body := newBrowser(t).post(h.url+"/oauth/consent", url.Values{"request": {request}, "decision": {"allow"}})
-		if resp.StatusCode != 400 || !strings.Contains(body, "another browser") {
-			t.Fatalf("consent posted from another browser: %s\n%s", resp.Status, body)
+		resp, body := newBrowser(t).postFrom("https://evil.example", h.url+"/oauth/consent", url.Values{"request": {request}, "decision": {"allow"}})
+		if resp.StatusCode != 403 || !strings.Contains(body, "not sent from avenir") {
+			t.Fatalf("consent posted from another origin: %s\n%s", resp.Status, body)
 		}
-		if n := h.count("SELECT count(*) FROM auth.pending_authorizations WHERE id_hash = $1 AND ynab_state_hash IS NULL", hashSecret(request)); n != 1 {
-			t.Fatal("a consent from another browser moved the sign-in on")
+		if n := h.count("SELECT count(*) FROM auth.pending_authorizations WHERE id_hash = $1 AND ynab_state_hash IS NULL", h.srv.hashSecret(request)); n != 1 {
+			t.Fatal("a consent from another origin moved the sign-in on")
 		}
 	})
 	t.Run("replayed callback", func(t *testing.T) {
@@ -367,8 +376,12 @@ func TestYNABCallbackState(t *testing.T) {
 		h := h.with(t)
 		b := newBrowser(t)
 		request := h.consent(b, h.authorizeURL(c, nil))
-		resp, _ := b.post(h.url+"/oauth/consent", url.Values{"request": {request}, "decision": {"deny"}})
-		back := location(t, resp)
+		_, body := b.post(h.url+"/oauth/consent", url.Values{"request": {request}, "decision": {"deny"}})
+		m := backLink.FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("cancel's page has no link back:\n%s", body)
+		}
+		back, _ := url.Parse(html.UnescapeString(m[1]))
 		if back.Query().Get("error") != "access_denied" || back.Query().Get("state") != c.state || !strings.HasPrefix(back.String(), c.redirectURI) {
 			t.Fatalf("cancel redirected to %s", back)
 		}

@@ -92,13 +92,13 @@ func TestClientIDMetadataDocument(t *testing.T) {
 		path, redirect, want string
 	}{
 		{"/good.json", "http://127.0.0.1:44100/other", "did not register"},
-		{"/wrong-id.json", "http://127.0.0.1:44100/cb", "must be the document"},
+		{"/wrong-id.json", "http://127.0.0.1:44100/cb", "must be the document&#39;s own URL"},
 		{"/secret.json", "http://127.0.0.1:44100/cb", "must be none"},
 		{"/no-name.json", "http://127.0.0.1:44100/cb", "no client_name"},
 		{"/bad-redirect.json", "http://evil.example/cb", "must use https"},
 		{"/big.json", "http://127.0.0.1:44100/cb", "larger than"},
-		{"/redirect.json", "http://127.0.0.1:44100/cb", "redirects"},
-		{"/missing.json", "http://127.0.0.1:44100/cb", "404"},
+		{"/redirect.json", "http://127.0.0.1:44100/cb", "could not be fetched"},
+		{"/missing.json", "http://127.0.0.1:44100/cb", "could not be fetched"},
 		{"/", "http://127.0.0.1:44100/cb", "with a path"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
@@ -120,7 +120,7 @@ func TestClientMetadataFetchRefusesPrivateAddresses(t *testing.T) {
 	}})
 	c := &appClient{id: docs.srv.URL + "/good.json", redirectURI: "http://127.0.0.1:44100/cb"}
 	resp, body := newBrowser(t).get(h.authorizeURL(c, nil))
-	if resp.StatusCode != 400 || !strings.Contains(body, "loopback address") {
+	if resp.StatusCode != 400 || !strings.Contains(body, "could not be fetched") || !strings.Contains(h.logs.String(), "refused before connecting: loopback") {
 		t.Fatalf("a document on loopback: %s\n%s", resp.Status, body)
 	}
 	if n := docs.fetches.Load(); n != 0 {
@@ -129,7 +129,7 @@ func TestClientMetadataFetchRefusesPrivateAddresses(t *testing.T) {
 	// Nor through a name that resolves to loopback.
 	c.id = strings.Replace(docs.srv.URL, "127.0.0.1", "localhost", 1) + "/good.json"
 	resp, body = newBrowser(t).get(h.authorizeURL(c, nil))
-	if resp.StatusCode != 400 || !strings.Contains(body, "loopback address") {
+	if resp.StatusCode != 400 || !strings.Contains(body, "could not be fetched") {
 		t.Fatalf("a document on localhost: %s\n%s", resp.Status, body)
 	}
 }
@@ -137,10 +137,12 @@ func TestClientMetadataFetchRefusesPrivateAddresses(t *testing.T) {
 func TestPrivateAddress(t *testing.T) {
 	for addr, want := range map[string]string{
 		"127.0.0.1": "loopback", "::1": "loopback", "::ffff:127.0.0.1": "loopback",
-		"10.1.2.3": "private", "172.16.0.1": "private", "192.168.0.10": "private", "fd00::1": "private",
-		"100.64.0.1": "private", "169.254.169.254": "link-local", "fe80::1": "link-local",
-		"0.0.0.0": "non-unicast", "239.1.1.1": "non-unicast", "224.0.0.1": "link-local", "255.255.255.255": "non-unicast",
-		"93.184.216.34": "", "2606:2800:220:1::1": "",
+		"10.1.2.3": "private", "172.16.0.1": "private", "192.168.0.10": "private", "fd00::1": "unique-local",
+		"100.64.0.1": "shared (CGNAT)", "169.254.169.254": "link-local", "fe80::1": "link-local",
+		"0.0.0.0": "this-network", "239.1.1.1": "multicast", "224.0.0.1": "multicast", "255.255.255.255": "broadcast",
+		"64:ff9b::a00:1": "NAT64", "2002:c0a8::1": "6to4", "::c0a8:1": "IPv4-compatible", "198.19.0.1": "benchmarking",
+		"240.1.1.1": "reserved", "4000::1": "unassigned IPv6",
+		"93.184.216.34": "", "2606:2800:220:1::1": "", "::ffff:93.184.216.34": "IPv4-mapped",
 	} {
 		if got := privateAddress(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("privateAddress(%s) = %q, want %q", addr, got, want)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -45,7 +46,7 @@ func (c *client) allows(grantType string) bool { return slices.Contains(c.GrantT
 // Limits on what a client may register: enough for any real client, small enough that the
 // registration endpoint, which anyone may call, cannot be used to fill the database.
 const (
-	maxRegistrationBytes = 16 << 10
+	maxRegistrationBytes = 4 << 10 // ten redirect URIs of 300 characters and a name fit
 	maxRedirectURIs      = 10
 	maxURILength         = 2000
 	maxNameLength        = 200
@@ -183,12 +184,30 @@ func checkMetadata(m *registrationRequest, defaultAuth string) *oauthError {
 	if utf8.RuneCountInString(m.ClientName) > maxNameLength || !utf8.ValidString(m.ClientName) {
 		return oerr(400, "invalid_client_metadata", "client_name must be text of at most %d characters", maxNameLength)
 	}
+	if r, bad := deceptiveRune(m.ClientName); bad {
+		return oerr(400, "invalid_client_metadata", "client_name holds the invisible or control character U+%04X; the consent page shows the name to people, so it must be plain visible text", r)
+	}
 	if m.ClientURI != "" {
 		if u, err := url.Parse(m.ClientURI); err != nil || u.Scheme != "https" || u.Host == "" || len(m.ClientURI) > maxURILength {
 			return oerr(400, "invalid_client_metadata", "client_uri must be an https URL")
 		}
 	}
 	return nil
+}
+
+// deceptiveRune finds a character that would make a name on the consent page read other than
+// it is: control characters, format characters (bidi overrides and isolates, zero-width space
+// and joiners, the BOM, soft hyphen), line and paragraph separators, private-use and
+// surrogate code points, and the other default-ignorable ones (Hangul fillers and the like).
+func deceptiveRune(name string) (rune, bool) {
+	for _, r := range name {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs,
+			unicode.Bidi_Control, unicode.Join_Control, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) ||
+			r == utf8.RuneError {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // handleRegister is dynamic client registration (RFC 7591). It is open: anyone may register a
@@ -211,7 +230,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.now()
-	id, _ := newSecret()
+	id, _ := s.newSecret()
 	c := &client{
 		ID: id, Kind: kindRegistered, AuthMethod: m.TokenEndpointAuthMethod, Name: m.ClientName,
 		URI: m.ClientURI, RedirectURIs: m.RedirectURIs, GrantTypes: m.GrantTypes,
@@ -223,7 +242,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	}
 	if !c.public() {
 		var secret string
-		secret, c.SecretHash = newSecret()
+		secret, c.SecretHash = s.newSecret()
 		resp.ClientSecret = secret
 		never := int64(0)
 		resp.ClientSecretExpiresAt = &never
@@ -357,21 +376,28 @@ func (s *Server) fetchClientDocument(ctx context.Context, id string) (*client, t
 		return nil, 0, docErr("client_id %q cannot be fetched: %v", id, err)
 	}
 	req.Header.Set("Accept", "application/json")
+	// Why a fetch failed goes to the log, for the operator; the page says only that it failed.
+	// Telling refused from timed out from not-TLS, or showing what the remote server answered,
+	// would make the authorization page a port scanner and a way to put anyone's words on it.
+	notFetched := func(why string, err error) error {
+		s.log.Info("client metadata document not fetched", "client_id", id, "why", why, "err", err)
+		return docErr("the client metadata document %s could not be fetched", id)
+	}
 	resp, err := s.fetcher.Do(req)
 	if err != nil {
 		var be *blockedAddressError
 		if errors.As(err, &be) {
-			return nil, 0, docErr("the client metadata document %s is on a %s address, which avenir does not fetch", id, be.why)
+			return nil, 0, notFetched("refused before connecting: "+be.why, nil)
 		}
-		return nil, 0, docErr("the client metadata document %s could not be fetched (%v)", id, fetchProblem(err))
+		return nil, 0, notFetched("the fetch failed", errors.New(fetchProblem(err)))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, 0, docErr("the client metadata document %s answered %s", id, resp.Status)
+		return nil, 0, notFetched("the server answered "+strconv.Itoa(resp.StatusCode), nil)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, opts.MaxBytes+1))
 	if err != nil {
-		return nil, 0, docErr("the client metadata document %s could not be read (%v)", id, fetchProblem(err))
+		return nil, 0, notFetched("reading the answer failed", errors.New(fetchProblem(err)))
 	}
 	if int64(len(body)) > opts.MaxBytes {
 		return nil, 0, docErr("the client metadata document %s is larger than %d bytes", id, opts.MaxBytes)
@@ -381,7 +407,7 @@ func (s *Server) fetchClientDocument(ctx context.Context, id string) (*client, t
 		return nil, 0, docErr("the client metadata document %s is not a JSON object of client metadata: %s", id, jsonProblem(err))
 	}
 	if doc.ClientID != id {
-		return nil, 0, docErr("the client metadata document at %s names client_id %q; it must be the document's own URL exactly", id, doc.ClientID)
+		return nil, 0, docErr("the client metadata document at %s names another client_id; it must be the document's own URL exactly", id)
 	}
 	if strings.TrimSpace(doc.ClientName) == "" {
 		return nil, 0, docErr("the client metadata document %s has no client_name", id)
@@ -471,19 +497,62 @@ func newFetcher(opts FetchOptions) *http.Client {
 	}
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// specialPurpose are the IANA special-purpose address registries' blocks (IPv4 and IPv6,
+// https://www.iana.org/assignments/iana-ipv4-special-registry and iana-ipv6-special-registry),
+// with multicast, the reserved 240/4 and the deprecated site-local and IPv4-compatible IPv6
+// blocks. None is a place a client's public metadata document can live; several reach into
+// avenir's own network by translation (NAT64, 6to4, Teredo, IPv4-compatible and -mapped
+// addresses carry an IPv4 address inside), so each is refused before a connection is made.
+var specialPurpose = func() []struct {
+	p   netip.Prefix
+	why string
+} {
+	var out []struct {
+		p   netip.Prefix
+		why string
+	}
+	for _, b := range []struct{ cidr, why string }{
+		{"0.0.0.0/8", "this-network"}, {"10.0.0.0/8", "private"}, {"100.64.0.0/10", "shared (CGNAT)"},
+		{"127.0.0.0/8", "loopback"}, {"169.254.0.0/16", "link-local"}, {"172.16.0.0/12", "private"},
+		{"192.0.0.0/24", "IETF protocol assignments"}, {"192.0.2.0/24", "documentation"},
+		{"192.31.196.0/24", "AS112"}, {"192.52.193.0/24", "AMT"}, {"192.88.99.0/24", "6to4 relay anycast"},
+		{"192.168.0.0/16", "private"}, {"192.175.48.0/24", "direct delegation AS112"},
+		{"198.18.0.0/15", "benchmarking"}, {"198.51.100.0/24", "documentation"}, {"203.0.113.0/24", "documentation"},
+		{"224.0.0.0/4", "multicast"}, {"255.255.255.255/32", "broadcast"}, {"240.0.0.0/4", "reserved"},
+		{"::/128", "unspecified"}, {"::1/128", "loopback"}, {"::/96", "IPv4-compatible"},
+		{"::ffff:0:0/96", "IPv4-mapped"}, {"::ffff:0:0:0/96", "IPv4-translated"},
+		{"64:ff9b::/96", "NAT64"}, {"64:ff9b:1::/48", "local NAT64"}, {"100::/64", "discard-only"},
+		{"100:0:0:1::/64", "dummy prefix"}, {"2001::/23", "IETF protocol assignments (Teredo, benchmarking, ORCHID)"},
+		{"2001:db8::/32", "documentation"}, {"2002::/16", "6to4"}, {"2620:4f:8000::/48", "direct delegation AS112"},
+		{"3fff::/20", "documentation"}, {"5f00::/16", "segment routing"}, {"fc00::/7", "unique-local"},
+		{"fe80::/10", "link-local"}, {"fec0::/10", "site-local"}, {"ff00::/8", "multicast"},
+	} {
+		out = append(out, struct {
+			p   netip.Prefix
+			why string
+		}{netip.MustParsePrefix(b.cidr), b.why})
+	}
+	return out
+}()
 
-// privateAddress says why ip is not a public unicast address, or "" when it is.
+// privateAddress says why ip is not a public unicast address avenir may fetch from, or "" when
+// it is. IPv6 outside 2000::/3, the global unicast space, is refused too.
 func privateAddress(ip netip.Addr) string {
-	ip = ip.Unmap()
-	switch {
-	case ip.IsLoopback():
-		return "loopback"
-	case ip.IsPrivate() || cgnat.Contains(ip):
-		return "private"
-	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
-		return "link-local"
-	case ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() || !ip.IsGlobalUnicast():
+	if ip.Is4In6() {
+		if why := privateAddress(ip.Unmap()); why != "" {
+			return why
+		}
+		return "IPv4-mapped"
+	}
+	for _, b := range specialPurpose {
+		if b.p.Contains(ip) {
+			return b.why
+		}
+	}
+	if ip.Is6() && !netip.MustParsePrefix("2000::/3").Contains(ip) {
+		return "unassigned IPv6"
+	}
+	if !ip.IsGlobalUnicast() {
 		return "non-unicast"
 	}
 	return ""

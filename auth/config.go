@@ -27,7 +27,38 @@ const (
 	DefaultSignInTTL = 15 * time.Minute
 	// DefaultRequestBudget is YNAB's own limit: 200 requests an hour per access token.
 	DefaultRequestBudget = 200
+	// DefaultGrantLifetime is how long one sign-in lasts at most, however often its refresh
+	// token is used: then the person signs in again.
+	DefaultGrantLifetime = 90 * 24 * time.Hour
 )
+
+// RateLimit bounds one group of endpoints: at most PerAddress requests from one client address
+// (an IPv6 address counts by its /64) and Overall from everyone, in each Window. The counts
+// live in PostgreSQL, so they hold across instances. Zero fields take the defaults of
+// [DefaultRateLimits]; a negative one turns that bound off.
+type RateLimit struct {
+	PerAddress, Overall int
+	Window              time.Duration
+}
+
+// RateLimits are the bounds of the endpoints anyone may call.
+type RateLimits struct {
+	Register  RateLimit // POST /oauth/register
+	Authorize RateLimit // GET /oauth/authorize, POST /oauth/consent, POST /account/signin
+	Token     RateLimit // POST /oauth/token, POST /oauth/revoke
+	Callback  RateLimit // GET /oauth/ynab/callback
+}
+
+// DefaultRateLimits are generous for people and their apps (a sign-in is one authorization,
+// one consent, one callback and one token request; an app refreshes once an hour), and small
+// enough that the open endpoints cannot be used to fill the database: at most 1,000
+// registrations of at most 4 KiB an hour from everyone together.
+var DefaultRateLimits = RateLimits{
+	Register:  RateLimit{PerAddress: 30, Overall: 1000, Window: time.Hour},
+	Authorize: RateLimit{PerAddress: 60, Overall: 3000, Window: time.Minute},
+	Token:     RateLimit{PerAddress: 120, Overall: 6000, Window: time.Minute},
+	Callback:  RateLimit{PerAddress: 30, Overall: 1500, Window: time.Minute},
+}
 
 // MCPPath is where avenir serves MCP. The protected resource is both the origin and the origin
 // followed by MCPPath.
@@ -62,12 +93,24 @@ type Config struct {
 
 	// Lifetimes of avenir's own credentials.
 	AccessTokenTTL  time.Duration // default DefaultAccessTokenTTL
-	RefreshTokenTTL time.Duration // default DefaultRefreshTokenTTL; sliding: each refresh starts it again
+	RefreshTokenTTL time.Duration // default DefaultRefreshTokenTTL; each refresh starts it again, within GrantLifetime
+	GrantLifetime   time.Duration // default DefaultGrantLifetime: a sign-in's absolute lifetime
 	CodeTTL         time.Duration // default DefaultCodeTTL
 	SignInTTL       time.Duration // default DefaultSignInTTL
 
 	// ClientMetadata bounds the fetch of Client ID Metadata Documents.
 	ClientMetadata FetchOptions
+
+	// RateLimits bound the endpoints anyone may call. Default [DefaultRateLimits].
+	RateLimits RateLimits
+	// ClientIPHeader names the header a reverse proxy in front sets to the client's address
+	// (AVENIR_MCP_CLIENT_IP_HEADER: X-Forwarded-For, whose last entry is taken, X-Real-IP, …).
+	// Empty: the connection's peer address, right when avenir faces the Internet itself. Set it
+	// only behind a proxy that overwrites the header: a client can send it too.
+	ClientIPHeader string
+	// ReadOnly asks YNAB for its read-only scope (AVENIR_MCP_READ_ONLY=1): a deployment that
+	// offers no write tool holds no write access either.
+	ReadOnly bool
 
 	// RequestBudget is how many YNAB requests one person may make in any hour, counted by
 	// [Budget]. Default DefaultRequestBudget.
@@ -92,8 +135,8 @@ type FetchOptions struct {
 
 // ConfigFromEnv reads the hosted mode's settings through lookup (os.LookupEnv in cmd/avenir):
 // AVENIR_MCP_PUBLIC_URL, AVENIR_MCP_YNAB_CLIENT_ID, AVENIR_MCP_YNAB_CLIENT_SECRET,
-// AVENIR_MCP_SECRET_KEY (required), AVENIR_MCP_YNAB_OAUTH_URL and AVENIR_MCP_YNAB_URL
-// (optional). An error names each variable that is missing or wrong and what it must be; it
+// AVENIR_MCP_SECRET_KEY (required), AVENIR_MCP_YNAB_OAUTH_URL, AVENIR_MCP_YNAB_URL,
+// AVENIR_MCP_READ_ONLY and AVENIR_MCP_CLIENT_IP_HEADER (optional). An error names each variable that is missing or wrong and what it must be; it
 // never repeats a secret's value.
 func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	get := func(name string) string {
@@ -114,6 +157,8 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		YNABClientSecret: required("AVENIR_MCP_YNAB_CLIENT_SECRET"),
 		YNABOAuthURL:     get("AVENIR_MCP_YNAB_OAUTH_URL"),
 		YNABAPIURL:       get("AVENIR_MCP_YNAB_URL"),
+		ReadOnly:         get("AVENIR_MCP_READ_ONLY") == "1",
+		ClientIPHeader:   http.CanonicalHeaderKey(get("AVENIR_MCP_CLIENT_IP_HEADER")),
 	}
 	if key := required("AVENIR_MCP_SECRET_KEY"); key != "" {
 		k, err := ParseSecretKey(key)
@@ -161,10 +206,9 @@ func (cfg Config) withDefaults() (c Config, origin string, err error) {
 	if c.YNABAPIURL == "" {
 		c.YNABAPIURL = DefaultYNABAPIURL
 	}
-	for name, v := range map[string]*string{"YNAB OAuth URL (AVENIR_MCP_YNAB_OAUTH_URL)": &c.YNABOAuthURL, "YNAB API URL (AVENIR_MCP_YNAB_URL)": &c.YNABAPIURL} {
-		u, perr := url.Parse(*v)
-		if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return c, "", fmt.Errorf("the %s %q must be an http(s) URL", name, *v)
+	for name, v := range map[string]*string{"AVENIR_MCP_YNAB_OAUTH_URL": &c.YNABOAuthURL, "AVENIR_MCP_YNAB_URL": &c.YNABAPIURL} {
+		if err := CheckYNABURL(name, *v); err != nil {
+			return c, "", err
 		}
 		*v = strings.TrimRight(*v, "/")
 	}
@@ -178,12 +222,28 @@ func (cfg Config) withDefaults() (c Config, origin string, err error) {
 	}
 	def(&c.AccessTokenTTL, DefaultAccessTokenTTL)
 	def(&c.RefreshTokenTTL, DefaultRefreshTokenTTL)
+	def(&c.GrantLifetime, DefaultGrantLifetime)
 	def(&c.CodeTTL, DefaultCodeTTL)
 	def(&c.SignInTTL, DefaultSignInTTL)
 	def(&c.ClientMetadata.Timeout, 5*time.Second)
 	if c.ClientMetadata.MaxBytes <= 0 {
 		c.ClientMetadata.MaxBytes = 5 << 10
 	}
+	rl := func(l *RateLimit, d RateLimit) {
+		if l.PerAddress == 0 {
+			l.PerAddress = d.PerAddress
+		}
+		if l.Overall == 0 {
+			l.Overall = d.Overall
+		}
+		if l.Window <= 0 {
+			l.Window = d.Window
+		}
+	}
+	rl(&c.RateLimits.Register, DefaultRateLimits.Register)
+	rl(&c.RateLimits.Authorize, DefaultRateLimits.Authorize)
+	rl(&c.RateLimits.Token, DefaultRateLimits.Token)
+	rl(&c.RateLimits.Callback, DefaultRateLimits.Callback)
 	if c.RequestBudget <= 0 {
 		c.RequestBudget = DefaultRequestBudget
 	}
@@ -194,6 +254,23 @@ func (cfg Config) withDefaults() (c Config, origin string, err error) {
 		c.Now = time.Now
 	}
 	return c, origin, nil
+}
+
+// CheckYNABURL checks a YNAB URL setting (name is the variable, for the message): https, or
+// plain http only on a loopback host — a sandbox on this machine. Anything else would send the
+// operator's client secret and people's YNAB tokens in the clear.
+func CheckYNABURL(name, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%s %q must be an https URL", name, raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%s must not carry a user name or password", name)
+	}
+	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("%s %q: plain http is allowed only on a loopback host (localhost, 127.0.0.1, ::1), for a sandbox on this machine; use https", name, raw)
+	}
+	return nil
 }
 
 // canonicalOrigin checks a public URL and returns it as scheme://host[:port], lower-cased,

@@ -3,6 +3,7 @@ package auth
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -14,18 +15,44 @@ import (
 
 // newSecret makes one of avenir's opaque credentials (token, code, client secret, state): 32
 // random bytes, base64url without padding (43 characters). It returns the credential, which
-// goes only to its holder, and its SHA-256, which is all the database keeps. A hash without a
-// salt is enough: the input has 256 bits of entropy, so there is no dictionary to try.
-func newSecret() (string, []byte) {
+// goes only to its holder, and its keyed hash ([hasher]), which is all the database keeps.
+func (h *hasher) newSecret() (string, []byte) {
 	var b [32]byte
 	rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+): it crashes the program instead
 	s := base64.RawURLEncoding.EncodeToString(b[:])
-	return s, hashSecret(s)
+	return s, h.hashSecret(s)
 }
 
-func hashSecret(s string) []byte {
-	h := sha256.Sum256([]byte(s))
-	return h[:]
+// hasher hashes avenir's credentials for the database: HMAC-SHA256, keyed with a key derived
+// from AVENIR_MCP_SECRET_KEY, over the credential's SHA-256. A salt-free hash would be enough
+// against guessing (each credential has 256 bits of entropy), but not against someone who can
+// write to the database: with a plain hash they could store the hash of a token of their own
+// making beside anyone's grant and then use it. Keyed, a row is worth nothing without the key.
+// The SHA-256 inside is what 0001 stored, so [rekey] turns old rows into new ones in place.
+type hasher struct{ key []byte }
+
+func newHasher(secretKey []byte) *hasher {
+	m := hmac.New(sha256.New, secretKey)
+	m.Write([]byte("avenir/auth/credential-hash/v1"))
+	return &hasher{key: m.Sum(nil)}
+}
+
+// CredentialHash is what the database keeps of one of avenir's credentials (a token, a code, a
+// client secret) under the secret key: for tools and tests that look a credential's row up.
+func CredentialHash(secretKey []byte, credential string) []byte {
+	return newHasher(secretKey).hashSecret(credential)
+}
+
+func (h *hasher) hashSecret(s string) []byte {
+	inner := sha256.Sum256([]byte(s))
+	return h.rekeyed(inner[:])
+}
+
+// rekeyed is the keyed hash of a credential whose plain SHA-256 is given.
+func (h *hasher) rekeyed(sha []byte) []byte {
+	m := hmac.New(sha256.New, h.key)
+	m.Write(sha)
+	return m.Sum(nil)
 }
 
 // wellFormedSecret: what newSecret makes. Anything else is refused before the database is asked.

@@ -26,6 +26,7 @@ type fakeYNAB struct {
 	deny                  bool   // the person refuses consent
 	tokenStatus           int    // non-zero: /oauth/token answers this status
 	codes                 map[string]string
+	challenges            map[string]string // code → the PKCE challenge its authorization request sent
 	access                map[string]fakeAccess
 	refresh               map[string]string // live refresh token → user
 	spent                 map[string]bool
@@ -43,7 +44,7 @@ type fakeAccess struct {
 func newFakeYNAB(t *testing.T, now func() time.Time) *fakeYNAB {
 	f := &fakeYNAB{
 		clientID: "ynab-client-id", secret: "ynab-client-secret-" + randomString(), now: now, user: "user-alice",
-		codes: map[string]string{}, access: map[string]fakeAccess{}, refresh: map[string]string{}, spent: map[string]bool{},
+		codes: map[string]string{}, challenges: map[string]string{}, access: map[string]fakeAccess{}, refresh: map[string]string{}, spent: map[string]bool{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /oauth/authorize", f.authorize)
@@ -76,6 +77,9 @@ func (f *fakeYNAB) authorize(w http.ResponseWriter, r *http.Request) {
 	} else {
 		code := randomString()
 		f.codes[code] = f.user
+		if q.Get("code_challenge_method") == "S256" {
+			f.challenges[code] = q.Get("code_challenge") // YNAB, like any OAuth 2.1 server, then requires the verifier
+		}
 		v.Set("code", code)
 	}
 	back.RawQuery = v.Encode()
@@ -111,6 +115,10 @@ func (f *fakeYNAB) token(w http.ResponseWriter, r *http.Request) {
 		code := r.PostForm.Get("code")
 		u, ok := f.codes[code]
 		if !ok || r.PostForm.Get("redirect_uri") != f.redirectURI {
+			oauthErr(400, "invalid_grant")
+			return
+		}
+		if ch, asked := f.challenges[code]; asked && s256(r.PostForm.Get("code_verifier")) != ch {
 			oauthErr(400, "invalid_grant")
 			return
 		}
@@ -189,4 +197,11 @@ func (f *fakeYNAB) refreshes() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.refreshCalls
+}
+
+// lastAuthorize is the query of the last authorization request avenir sent the browser with.
+func (f *fakeYNAB) lastAuthorize() url.Values {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.authorizeRequestQuery
 }

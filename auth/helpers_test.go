@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -47,15 +48,17 @@ func (c *clock) Advance(d time.Duration) {
 // harness is avenir's auth server over real HTTP on loopback, on a throwaway PostgreSQL, with a
 // fake YNAB, and an MCP endpoint that reports who called it.
 type harness struct {
-	t     *testing.T
-	dsn   string
-	pool  *pgxpool.Pool
-	srv   *Server
-	http  *httptest.Server
-	url   string // avenir's public URL
-	ynab  *fakeYNAB
-	clock *clock
-	key   []byte
+	t      *testing.T
+	dsn    string
+	pool   *pgxpool.Pool
+	srv    *Server
+	http   *httptest.Server
+	url    string // avenir's public URL
+	ynab   *fakeYNAB
+	clock  *clock
+	key    []byte
+	client *http.Client // trusts the harness's certificate when it serves https
+	logs   *syncBuffer  // what avenir logged
 }
 
 type harnessOpts struct {
@@ -65,6 +68,25 @@ type harnessOpts struct {
 	key   []byte
 	edit  func(*Config)
 	mcp   http.Handler // the MCP endpoint behind the middleware; default harness.mcp
+	tls   bool         // serve avenir over https (a test certificate), as a deployment does
+}
+
+// syncBuffer is a log destination the test reads while avenir writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newHarness(t *testing.T, o harnessOpts) *harness {
@@ -88,6 +110,10 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	var handler http.Handler
 	h.http = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	h.url = "http://" + h.http.Listener.Addr().String()
+	if o.tls {
+		h.url = "https://" + h.http.Listener.Addr().String()
+	}
+	h.logs = &syncBuffer{}
 	h.ynab = o.ynab // shared: the sign-in goes through the harness that made it
 	if h.ynab == nil {
 		h.ynab = newFakeYNAB(t, h.clock.Now)
@@ -101,6 +127,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		YNABOAuthURL:     h.ynab.srv.URL + "/oauth",
 		YNABAPIURL:       h.ynab.srv.URL + "/v1",
 		Now:              h.clock.Now,
+		Logger:           slog.New(slog.NewTextHandler(h.logs, nil)),
 	}
 	if o.edit != nil {
 		o.edit(&cfg)
@@ -116,7 +143,12 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	}
 	mux.Handle("/mcp", h.srv.Middleware(endpoint))
 	handler = mux
-	h.http.Start()
+	if o.tls {
+		h.http.StartTLS()
+	} else {
+		h.http.Start()
+	}
+	h.client = h.http.Client()
 	t.Cleanup(h.http.Close)
 	return h
 }
@@ -189,9 +221,22 @@ func (b *browser) get(u string) (*http.Response, string) {
 	return resp, string(body)
 }
 
+// post submits a form as a browser does from a page of the same origin, with its Origin header.
 func (b *browser) post(u string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
-	resp, err := b.c.PostForm(u, form)
+	pu, _ := url.Parse(u)
+	return b.postFrom(pu.Scheme+"://"+pu.Host, u, form)
+}
+
+// postFrom submits a form from a page of origin.
+func (b *browser) postFrom(origin, u string, form url.Values) (*http.Response, string) {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", u, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatalf("POST %s: %v", u, err)
 	}
@@ -250,7 +295,7 @@ func (h *harness) publicClient() *appClient {
 func (h *harness) postJSON(path string, v any) (int, map[string]any) {
 	h.t.Helper()
 	b, _ := json.Marshal(v)
-	resp, err := http.Post(h.url+path, "application/json", strings.NewReader(string(b)))
+	resp, err := h.client.Post(h.url+path, "application/json", strings.NewReader(string(b)))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -350,7 +395,7 @@ func (h *harness) postForm(path string, c *appClient, form url.Values) (int, map
 	if c.secret != "" {
 		req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -395,7 +440,7 @@ func (h *harness) callMCP(auth string) (*http.Response, map[string]any) {
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func (s *Server) verify(ctx context.Context, tok string) (c *Caller, why string,
 	err = s.pool.QueryRow(ctx, `SELECT t.client_id, t.resource, t.expires_at, t.revoked_at, g.revoked_at,
 			p.id, p.ynab_user_id, p.created_at
 		FROM auth.tokens t JOIN auth.grants g ON g.id = t.grant_id JOIN auth.people p ON p.id = t.person_id
-		WHERE t.token_hash = $1 AND t.kind = 'access'`, hashSecret(tok)).
+		WHERE t.token_hash = $1 AND t.kind = 'access'`, s.hashSecret(tok)).
 		Scan(&c.ClientID, &resource, &expires, &revoked, &grantRevoked, &c.Person.ID, &c.Person.YNABUserID, &c.Person.CreatedAt)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

@@ -37,7 +37,7 @@ code { font-size: .9em; word-break: break-all; }
 with your confirmation, to change them.</p>
 <p>{{if .Document}}This app is identified by its published description at <code>{{.ClientHost}}</code>.
 {{else}}This app registered itself with avenir; avenir cannot check who made it.{{end}}</p>
-<p>After you sign in with YNAB, you will be sent back to <code>{{.RedirectHost}}</code>.</p>
+<p>After you sign in with YNAB, you will be sent back to <code>{{.RedirectURI}}</code>.</p>
 </div>
 {{if .Localhost}}<div class="box warn"><p>That address is on <strong>this computer</strong>: continue only
 if you just asked an app here to connect to avenir.</p></div>{{end}}
@@ -65,8 +65,8 @@ var (
 )
 
 type consentPage struct {
-	Title, ClientName, ClientHost, RedirectHost, Action, Request string
-	Document, Localhost                                          bool
+	Title, ClientName, ClientHost, RedirectURI, Action, Request string
+	Document, Localhost                                         bool
 }
 
 type errorPage struct {
@@ -80,7 +80,9 @@ func pageHeaders(w http.ResponseWriter) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the
+	// page's own form posts, and the forms are accepted only with avenir's origin.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 }
 

@@ -24,6 +24,8 @@ type Server struct {
 	ynab    *oauth2.Config
 	fetcher *http.Client // for client metadata documents
 	budget  *Budget
+	*hasher              // credentials' keyed hashes
+	limits  *rateLimiter // per client address and overall, on the endpoints anyone may call
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -43,6 +45,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Server, error) {
 	if err := Migrate(ctx, pool); err != nil {
 		return nil, err
 	}
+	hasher := newHasher(cfg.SecretKey)
+	if err := rekey(ctx, pool, hasher); err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:    cfg,
 		pool:   pool,
@@ -60,8 +66,15 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Server, error) {
 			RedirectURL: origin + ynabCallbackPath,
 		},
 		fetcher: newFetcher(cfg.ClientMetadata),
+		hasher:  hasher,
+		limits:  &rateLimiter{pool: pool, now: cfg.Now, header: cfg.ClientIPHeader, log: cfg.Logger},
 		log:     cfg.Logger,
 		now:     cfg.Now,
+	}
+	if cfg.ReadOnly {
+		// YNAB's OAuth offers a read-only scope; a deployment that writes nothing asks for no
+		// more (https://api.ynab.com/#oauth-applications).
+		s.ynab.Scopes = []string{"read-only"}
 	}
 	s.budget = &Budget{pool: pool, limit: cfg.RequestBudget, window: time.Hour, now: cfg.Now}
 	return s, nil
@@ -77,6 +90,10 @@ const (
 	ynabCallbackPath      = "/oauth/ynab/callback"
 	tokenPath             = "/oauth/token"
 	revokePath            = "/oauth/revoke"
+	accountPath           = "/account"
+	accountSignInPath     = "/account/signin"
+	accountRevokePath     = "/account/revoke"
+	accountSignOutPath    = "/account/signout"
 )
 
 // Mount adds the metadata documents and the OAuth endpoints to mux:
@@ -92,17 +109,31 @@ const (
 //	POST /oauth/revoke                               RFC 7009
 //
 // The MCP endpoint itself is the caller's, wrapped in [Server.Middleware].
+//
+//	GET  /account                                    a person's apps, to revoke (signed in with YNAB)
+//	POST /account/signin, /account/revoke, /account/signout
+//
+// Registration, authorization, the token endpoint and YNAB's callback are rate-limited per
+// client address and overall ([RateLimits]); a request over a limit is answered 429 with
+// Retry-After.
+//
+// The MCP endpoint itself is the caller's, wrapped in [Server.Middleware].
 func (s *Server) Mount(mux *http.ServeMux) {
 	public := func(h http.HandlerFunc) http.Handler { return cors(h) }
+	rl := s.cfg.RateLimits
 	mux.Handle("GET "+protectedResourcePath, public(s.resourceMetadata(s.origin)))
 	mux.Handle("GET "+protectedResourcePath+MCPPath, public(s.resourceMetadata(s.origin+MCPPath)))
 	mux.Handle("GET "+authServerMetaPath, public(s.handleAuthServerMetadata))
-	mux.Handle("POST "+registerPath, public(s.handleRegister))
-	mux.Handle("GET "+authorizePath, http.HandlerFunc(s.handleAuthorize))
-	mux.Handle("POST "+consentPath, http.HandlerFunc(s.handleConsent))
-	mux.Handle("GET "+ynabCallbackPath, http.HandlerFunc(s.handleYNABCallback))
-	mux.Handle("POST "+tokenPath, public(s.handleToken))
-	mux.Handle("POST "+revokePath, public(s.handleRevoke))
+	mux.Handle("POST "+registerPath, public(s.limited("register", rl.Register, s.handleRegister)))
+	mux.Handle("GET "+authorizePath, s.limited("authorize", rl.Authorize, s.handleAuthorize))
+	mux.Handle("POST "+consentPath, s.limited("authorize", rl.Authorize, s.handleConsent))
+	mux.Handle("GET "+ynabCallbackPath, s.limited("callback", rl.Callback, s.handleYNABCallback))
+	mux.Handle("POST "+tokenPath, public(s.limited("token", rl.Token, s.handleToken)))
+	mux.Handle("POST "+revokePath, public(s.limited("token", rl.Token, s.handleRevoke)))
+	mux.Handle("GET "+accountPath, http.HandlerFunc(s.handleAccount))
+	mux.Handle("POST "+accountSignInPath, s.limited("authorize", rl.Authorize, s.handleAccountSignIn))
+	mux.Handle("POST "+accountRevokePath, http.HandlerFunc(s.handleAccountRevoke))
+	mux.Handle("POST "+accountSignOutPath, http.HandlerFunc(s.handleAccountSignOut))
 	for _, p := range []string{protectedResourcePath, protectedResourcePath + MCPPath, authServerMetaPath, registerPath, tokenPath, revokePath} {
 		mux.Handle("OPTIONS "+p, public(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	}
@@ -216,8 +247,10 @@ func noStore(w http.ResponseWriter) {
 	w.Header().Set("Pragma", "no-cache")
 }
 
-// Sweep deletes what has expired: sign-ins never finished, codes, tokens, and grants left with
-// no live token. Nothing it deletes could still be used. Call it now and then (say hourly) from
+// Sweep deletes what has expired: sign-ins never finished, codes, tokens, grants left with no
+// live token, old rate counters, sessions of the account page, and clients that were never
+// given a grant within a day of registering (registration is open: without this, anyone could
+// fill the database with clients). Nothing it deletes could still be used. Call it now and then (say hourly) from
 // one place; concurrent sweeps are harmless.
 func (s *Server) Sweep(ctx context.Context) error {
 	now := s.now()
@@ -231,6 +264,10 @@ func (s *Server) Sweep(ctx context.Context) error {
 			AND NOT EXISTS (SELECT 1 FROM auth.tokens t WHERE t.grant_id = g.id)
 			AND NOT EXISTS (SELECT 1 FROM auth.codes c WHERE c.grant_id = g.id)`,
 		`DELETE FROM auth.ynab_requests WHERE at <= $1::timestamptz - interval '1 hour'`,
+		`DELETE FROM auth.rate_counters WHERE window_start <= $1::timestamptz - interval '1 day'`,
+		`DELETE FROM auth.sessions WHERE expires_at <= $1`,
+		`DELETE FROM auth.clients c WHERE c.granted_at IS NULL AND c.created_at <= $1::timestamptz - interval '1 day'
+			AND NOT EXISTS (SELECT 1 FROM auth.grants g WHERE g.client_id = c.client_id)`,
 	}
 	var errs []error
 	for _, q := range stmts {

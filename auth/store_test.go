@@ -34,14 +34,14 @@ func TestDatabaseDumpHoldsNoToken(t *testing.T) {
 	b := newBrowser(t)
 	request := h.consent(b, h.authorizeURL(c, nil))
 	ynabURL := h.toYNAB(b, request)
-	resp, _ := b.get(ynabURL.String())
-	callback := location(t, resp)
-	resp, _ = b.get(callback.String())
-	code := location(t, resp).Query().Get("code")
 	cookies := b.c.Jar.Cookies(mustURL(h.url + "/oauth/"))
 	if len(cookies) != 1 {
 		t.Fatalf("the browser holds %d cookies for avenir; want the sign-in cookie", len(cookies))
 	}
+	resp, _ := b.get(ynabURL.String())
+	callback := location(t, resp)
+	resp, _ = b.get(callback.String())
+	code := location(t, resp).Query().Get("code")
 	keep(request, ynabURL.Query().Get("state"), callback.Query().Get("code"), code, cookies[0].Value, c.verifier)
 	status, out := h.exchange(c, code)
 	if status != 200 {

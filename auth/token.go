@@ -78,7 +78,7 @@ func (s *Server) authenticateClient(w http.ResponseWriter, r *http.Request, form
 	if secret == "" {
 		return nil, s.invalidClient(w, basic, "this client must authenticate with its client secret (%s)", c.AuthMethod)
 	}
-	if !equalHashes(hashSecret(secret), c.SecretHash) {
+	if !equalHashes(s.hashSecret(secret), c.SecretHash) {
 		return nil, s.invalidClient(w, basic, "the client secret is wrong")
 	}
 	return c, nil
@@ -158,7 +158,7 @@ func (s *Server) exchangeCode(ctx context.Context, c *client, form url.Values) (
 		var used *time.Time
 		var redirectGiven bool
 		err := tx.QueryRow(ctx, `SELECT grant_id, person_id, client_id, redirect_uri, redirect_given, code_challenge, resource, expires_at, used_at
-			FROM auth.codes WHERE code_hash = $1 FOR UPDATE`, hashSecret(code)).
+			FROM auth.codes WHERE code_hash = $1 FOR UPDATE`, s.hashSecret(code)).
 			Scan(&grantID, &personID, &clientID, &redirectURI, &redirectGiven, &challenge, &resource, &expires, &used)
 		if errors.Is(err, pgx.ErrNoRows) {
 			refusal = invalid
@@ -179,7 +179,7 @@ func (s *Server) exchangeCode(ctx context.Context, c *client, form url.Values) (
 			refusal = oerr(400, "invalid_grant", "the code was already used; the tokens issued from it are revoked")
 			return nil // commit the revocation
 		}
-		if _, err := tx.Exec(ctx, `UPDATE auth.codes SET used_at = $2 WHERE code_hash = $1`, hashSecret(code), now); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE auth.codes SET used_at = $2 WHERE code_hash = $1`, s.hashSecret(code), now); err != nil {
 			return err
 		}
 		switch {
@@ -231,10 +231,11 @@ func (s *Server) exchangeRefresh(ctx context.Context, c *client, form url.Values
 		var clientID, resource string
 		var expires time.Time
 		var used, revoked, grantRevoked *time.Time
-		err := tx.QueryRow(ctx, `SELECT t.grant_id, t.person_id, t.client_id, t.resource, t.expires_at, t.used_at, t.revoked_at, g.revoked_at
+		var grantCreated time.Time
+		err := tx.QueryRow(ctx, `SELECT t.grant_id, t.person_id, t.client_id, t.resource, t.expires_at, t.used_at, t.revoked_at, g.revoked_at, g.created_at
 			FROM auth.tokens t JOIN auth.grants g ON g.id = t.grant_id
-			WHERE t.token_hash = $1 AND t.kind = 'refresh' FOR UPDATE OF t, g`, hashSecret(rt)).
-			Scan(&grantID, &personID, &clientID, &resource, &expires, &used, &revoked, &grantRevoked)
+			WHERE t.token_hash = $1 AND t.kind = 'refresh' FOR UPDATE OF t, g`, s.hashSecret(rt)).
+			Scan(&grantID, &personID, &clientID, &resource, &expires, &used, &revoked, &grantRevoked, &grantCreated)
 		if errors.Is(err, pgx.ErrNoRows) {
 			refusal = invalid
 			return errDone
@@ -261,6 +262,9 @@ func (s *Server) exchangeRefresh(ctx context.Context, c *client, form url.Values
 		case !now.Before(expires):
 			refusal = oerr(400, "invalid_grant", "the refresh token has expired; sign in again")
 			return errDone
+		case !now.Before(grantCreated.Add(s.cfg.GrantLifetime)):
+			refusal = oerr(400, "invalid_grant", "this sign-in is older than %d days, the longest avenir keeps one; sign in again", int(s.cfg.GrantLifetime.Hours()/24))
+			return errDone
 		case !c.allows("refresh_token"):
 			refusal = oerr(400, "unauthorized_client", "the client did not register the refresh_token grant")
 			return errDone
@@ -268,7 +272,7 @@ func (s *Server) exchangeRefresh(ctx context.Context, c *client, form url.Values
 		if refusal = s.checkResource(form, resource); refusal != nil {
 			return errDone
 		}
-		if _, err := tx.Exec(ctx, `UPDATE auth.tokens SET used_at = $2 WHERE token_hash = $1`, hashSecret(rt), now); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE auth.tokens SET used_at = $2 WHERE token_hash = $1`, s.hashSecret(rt), now); err != nil {
 			return err
 		}
 		resp, err = s.issueTokens(ctx, tx, c, grantID, personID, resource, now)
@@ -285,23 +289,33 @@ func (s *Server) exchangeRefresh(ctx context.Context, c *client, form url.Values
 }
 
 // issueTokens stores a new access token, and a refresh token when the client registered that
-// grant, for a grant; only their hashes reach the database.
+// grant, for a grant; only their hashes reach the database. Neither outlives the grant's
+// absolute lifetime (GrantLifetime from its sign-in), however often it is refreshed.
 func (s *Server) issueTokens(ctx context.Context, tx pgx.Tx, c *client, grantID, personID int64, resource string, now time.Time) (*tokenResponse, error) {
+	var grantCreated time.Time
+	if err := tx.QueryRow(ctx, `SELECT created_at FROM auth.grants WHERE id = $1`, grantID).Scan(&grantCreated); err != nil {
+		return nil, fmt.Errorf("reading the grant: %w", err)
+	}
+	end := grantCreated.Add(s.cfg.GrantLifetime)
 	insert := func(kind string, hash []byte, ttl time.Duration) error {
+		expires := now.Add(ttl)
+		if expires.After(end) {
+			expires = end
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO auth.tokens (token_hash, kind, grant_id, person_id, client_id, resource, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, hash, kind, grantID, personID, c.ID, resource, now, now.Add(ttl))
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, hash, kind, grantID, personID, c.ID, resource, now, expires)
 		if err != nil {
 			return fmt.Errorf("storing the %s token: %w", kind, err)
 		}
 		return nil
 	}
-	access, accessHash := newSecret()
+	access, accessHash := s.newSecret()
 	if err := insert("access", accessHash, s.cfg.AccessTokenTTL); err != nil {
 		return nil, err
 	}
 	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(s.cfg.AccessTokenTTL / time.Second)}
 	if c.allows("refresh_token") {
-		refresh, refreshHash := newSecret()
+		refresh, refreshHash := s.newSecret()
 		if err := insert("refresh", refreshHash, s.cfg.RefreshTokenTTL); err != nil {
 			return nil, err
 		}
@@ -339,7 +353,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 				UPDATE auth.grants SET revoked_at = $3 WHERE id IN (SELECT grant_id FROM t WHERE kind = 'refresh') AND revoked_at IS NULL
 			)
 			UPDATE auth.tokens SET revoked_at = $3 WHERE token_hash IN (SELECT token_hash FROM t) AND revoked_at IS NULL`,
-			hashSecret(tok), c.ID, now)
+			s.hashSecret(tok), c.ID, now)
 		if err != nil {
 			s.log.Error("revoke", "err", err)
 			writeOAuthError(w, oerr(503, "temporarily_unavailable", "the token could not be revoked; try again"))

@@ -168,7 +168,14 @@ func (b *hostedBrowser) do(method, u string, form url.Values) (*http.Response, s
 	if method == "GET" {
 		resp, err = b.c.Get(u)
 	} else {
-		resp, err = b.c.PostForm(u, form)
+		// A form posted from the page it is on: a browser sends the page's Origin, which
+		// avenir's forms require.
+		req, _ := http.NewRequest(method, u, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if pu, perr := url.Parse(u); perr == nil {
+			req.Header.Set("Origin", pu.Scheme+"://"+pu.Host)
+		}
+		resp, err = b.c.Do(req)
 	}
 	if err != nil {
 		b.t.Fatalf("%s %s: %v", method, u, err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/avenir-mcp/avenir/auth"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
@@ -381,7 +382,7 @@ func TestHostedTSOAuth(t *testing.T) {
 					c.login, r.ClientID, before[c.login].Client.ClientID)
 			}
 			var spent bool
-			if err := db.QueryRow(ctx, `SELECT used_at IS NOT NULL FROM auth.tokens WHERE token_hash = $1`, hashOf(before[c.login].Tokens.RefreshToken)).Scan(&spent); err != nil || !spent {
+			if err := db.QueryRow(ctx, `SELECT used_at IS NOT NULL FROM auth.tokens WHERE token_hash = $1`, hashOf(t, e.key, before[c.login].Tokens.RefreshToken)).Scan(&spent); err != nil || !spent {
 				t.Fatalf("%s's first refresh token: spent %v, %v; want it spent by the refresh", c.login, spent, err)
 			}
 			if r.Write.First != "confirmation_required" || r.Write.Status != "applied" || r.Write.OperationID == "" || slices.Contains(ops[c.login], r.Write.OperationID) {
@@ -481,8 +482,11 @@ func TestHostedTSOAuth(t *testing.T) {
 	})
 }
 
-// hashOf is how avenir keys a token in auth.tokens.
-func hashOf(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
+// hashOf is how avenir keys a token in auth.tokens: its hash keyed from the secret key.
+func hashOf(t *testing.T, secretKey, token string) []byte {
+	key, err := auth.ParseSecretKey(secretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return auth.CredentialHash(key, token)
 }

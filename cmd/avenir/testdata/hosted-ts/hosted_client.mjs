@@ -207,6 +207,8 @@ async function visit(url, form) {
   if (form) {
     init.method = 'POST';
     headers['content-type'] = 'application/x-www-form-urlencoded';
+    // A browser posts a page's form with the page's origin (the form's action is on it here).
+    headers.origin = url.origin;
     init.body = form.toString();
   }
   const res = await fetch(url, init);
