@@ -187,6 +187,9 @@ type Question struct {
 	Preview      string // the text the user sees
 	Args         any    // the tool's arguments without the confirmation code, bound into the sealed state
 	Confirmation string // the confirmation argument, if the agent passed one
+	// Card is the change as a card shows it (open_confirmation), for a client that draws one;
+	// without a first line, the card's is Preview.
+	Card CardPreview
 }
 
 // Decision is Ask's answer. Exactly one of: Proceed (write now; Mode says how it
@@ -208,9 +211,9 @@ type Reply struct {
 	Confirmation     string `json:"confirmation,omitempty"`       // the code, for confirmation_required
 	ExpiresInSeconds int    `json:"expires_in_seconds,omitempty"` // 600 when issued
 	Message          string `json:"message"`                      // what the agent should do next
-	// Card, for confirmation_pending, is what the card needs to answer. It goes in the result's
-	// _meta only, never where the model reads.
-	Card *CardToken `json:"-"`
+	// Handle, for confirmation_pending, names the card's change to open_confirmation. It is no
+	// secret and confirms nothing alone: the result carries it where the model reads too.
+	Handle string `json:"-"`
 }
 
 // Ask decides whether q's change may be written now. It picks one of the three

@@ -47,18 +47,23 @@
 //     io.modelcontextprotocol/ui with the MIME type text/html;profile=mcp-app, and no form
 //     elicitation, draws avenir's card (ui://avenir/confirm.html, which every confirmed tool
 //     names in _meta.ui.resourceUri). The first call returns confirmation_pending with the
-//     preview and the card's lines, and a one-time token (16 random bytes, 600 seconds, spent
-//     at its first use, bound to the fingerprint, the tool and the arguments) only in the
-//     result's _meta under [MetaKey]. The card's buttons call the app-only tool
-//     answer_confirmation with it; [Asker.RedeemCard] spends the token and gives back the call
-//     it was issued for, which the tools run again with [WithCard] in the context, so the answer
-//     goes through Ask like a form's: the same fingerprint check, lock, fresh read, journal.
-//     What the card relies on is the MCP Apps specification (modelcontextprotocol/ext-apps,
+//     preview and a handle (16 random bytes) that confirms nothing by itself, since hosts hand
+//     the card the result without _meta or structured content, or with _meta replaced, and the
+//     model reads it too. The card, drawn, calls the app-only tool open_confirmation with the
+//     handle ([Asker.OpenCard]): that says it is on screen, and gives it the change and a fresh
+//     one-time token (16 random bytes, 600 seconds, spent at its first use, bound to the
+//     fingerprint, the tool and the arguments); its buttons call the app-only
+//     answer_confirmation with the token. [Asker.RedeemCard] spends it and gives back the call
+//     it was issued for, which the tools run again with [WithCard] in the context, so the
+//     answer goes through Ask like a form's: the same fingerprint check, lock, fresh read,
+//     journal; [Asker.SettleCard] keeps the outcome for the card mounted again. The same change
+//     asked again 10 s or more after its first pending answer, with no card for it opened, is
+//     §3's cancel (a code; [ErrCardNotShown] under RequireElicitation). What the card relies on
+//     is the MCP Apps specification (modelcontextprotocol/ext-apps,
 //     specification/2026-01-26/apps.mdx): a tool whose _meta.ui.visibility is ["app"] is offered
-//     to the view and never to the model, and a result's _meta is for the host and the view,
-//     "not intended for model context" (a recommendation). Elicitation comes first where a
-//     client declares both; AlwaysCode still forces codes; under RequireElicitation a card's
-//     answer counts as the person's own.
+//     to the view and never to the model. Elicitation comes first where a client declares both;
+//     AlwaysCode still forces codes; under RequireElicitation a card's answer counts as the
+//     person's own.
 //
 // # How answers are read
 //

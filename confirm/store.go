@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -18,6 +19,13 @@ const (
 	KindCode  Kind = "code"  // a confirmation code, for a client that cannot ask (§5)
 	KindState Kind = "state" // the nonce of a sealed request state (§4)
 	KindCard  Kind = "card"  // a card's token, for a host that renders MCP Apps (§2.4)
+)
+
+// The kinds of a Store's records (Load, Swap): what a card shows and where it stands, which the
+// card's own calls read again, so unlike a token a record is not used up by reading it.
+const (
+	KindHandle Kind = "handle" // a card's handle: the change it shows, and its state (pending, answered, superseded)
+	KindChange Kind = "change" // one change asked on cards: when it was first asked, whether a card for it was shown
 )
 
 // TokenHash is how a Store knows a token: SHA-256 over the token's kind and the token. The
@@ -45,6 +53,9 @@ type Ticket struct {
 	Args string
 	// Arguments are a card's call's arguments as the client sent them, to run that call again.
 	Arguments json.RawMessage
+	// Handle, for a card's token, is the hash of the handle whose card was given it (HashToken
+	// of KindHandle): the answer is recorded there.
+	Handle TokenHash
 	// Expires is when the token stops counting. With the Asker's own store it carries the
 	// monotonic reading and is compared by it; in a Store given in Options it is a wall-clock
 	// time (the Asker strips the monotonic reading), since such a store may be shared by
@@ -68,6 +79,21 @@ type Store interface {
 	// even when the caller then finds it was issued for something else; an error may leave it
 	// taken, and the caller confirms nothing either way.
 	Take(ctx context.Context, k Kind, h TokenHash, now time.Time) (t Ticket, ok bool, err error)
+	// Load returns the record of kind k hashed as h, with ok false if there is none or it
+	// expired at now.
+	Load(ctx context.Context, k Kind, h TokenHash, now time.Time) (r Record, ok bool, err error)
+	// Swap puts r as the record of kind k hashed as h if that record's Data is now old (nil:
+	// there is none, or it expired at now), and reports whether it did. Swap is atomic: of
+	// concurrent Swaps from one old, at most one succeeds; the others find the record moved,
+	// load it again and decide again.
+	Swap(ctx context.Context, k Kind, h TokenHash, old []byte, r Record, now time.Time) (swapped bool, err error)
+}
+
+// Record is what a Store keeps under a record's hash: the Asker's encoding of a card's handle
+// or of a change (opaque to the Store), until Expires (a time as Ticket.Expires is).
+type Record struct {
+	Data    []byte
+	Expires time.Time
 }
 
 // sweepEvery is how often a MemoryStore drops expired tokens: often enough to keep it near the
@@ -77,9 +103,10 @@ const sweepEvery = time.Minute
 // MemoryStore is a Store in this process's memory: a restart forgets every token. Several
 // Askers of one process may share it.
 type MemoryStore struct {
-	mu    sync.Mutex
-	live  map[memoryKey]Ticket
-	swept time.Time // when expired tokens were last dropped
+	mu      sync.Mutex
+	live    map[memoryKey]Ticket
+	records map[memoryKey]Record
+	swept   time.Time // when expired tokens and records were last dropped
 }
 
 type memoryKey struct {
@@ -88,22 +115,61 @@ type memoryKey struct {
 }
 
 // NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{live: map[memoryKey]Ticket{}} }
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{live: map[memoryKey]Ticket{}, records: map[memoryKey]Record{}}
+}
+
+// sweep drops the expired tokens and records if a sweep is due. s.mu is held.
+func (s *MemoryStore) sweep(now time.Time) {
+	if now.Sub(s.swept) < sweepEvery {
+		return
+	}
+	for key, old := range s.live {
+		if !now.Before(old.Expires) {
+			delete(s.live, key)
+		}
+	}
+	for key, old := range s.records {
+		if !now.Before(old.Expires) {
+			delete(s.records, key)
+		}
+	}
+	s.swept = now
+}
 
 // Add records a token, first dropping the expired ones if a sweep is due.
 func (s *MemoryStore) Add(_ context.Context, k Kind, h TokenHash, t Ticket, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now.Sub(s.swept) >= sweepEvery {
-		for key, old := range s.live {
-			if !now.Before(old.Expires) {
-				delete(s.live, key)
-			}
-		}
-		s.swept = now
-	}
+	s.sweep(now)
 	s.live[memoryKey{k, h}] = t
 	return nil
+}
+
+// Load returns a record if it is live at now.
+func (s *MemoryStore) Load(_ context.Context, k Kind, h TokenHash, now time.Time) (Record, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.records[memoryKey{k, h}]
+	if !ok || !now.Before(r.Expires) {
+		return Record{}, false, nil
+	}
+	return Record{Data: bytes.Clone(r.Data), Expires: r.Expires}, true, nil
+}
+
+// Swap puts r if the record holds old at now.
+func (s *MemoryStore) Swap(_ context.Context, k Kind, h TokenHash, old []byte, r Record, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweep(now)
+	key := memoryKey{k, h}
+	cur, ok := s.records[key]
+	live := ok && now.Before(cur.Expires)
+	if (old == nil && live) || (old != nil && (!live || !bytes.Equal(cur.Data, old))) {
+		return false, nil
+	}
+	s.records[key] = Record{Data: bytes.Clone(r.Data), Expires: r.Expires}
+	return true, nil
 }
 
 // Take removes a token and returns what it stood for if it was live at now.
@@ -154,6 +220,24 @@ func (a *Asker) take(ctx context.Context, k Kind, token string, now time.Time) (
 		return Ticket{}, false, a.storeFailed("taking a "+string(k)+" token", err)
 	}
 	return t, ok, nil
+}
+
+// load reads a record; a store failure is logged and becomes a storeError.
+func (a *Asker) load(ctx context.Context, k Kind, h TokenHash, now time.Time) (Record, bool, error) {
+	r, ok, err := a.store.Load(ctx, k, h, now)
+	if err != nil {
+		return Record{}, false, a.storeFailed("loading a "+string(k)+" record", err)
+	}
+	return r, ok, nil
+}
+
+// swap puts a record if it still holds old; a store failure is logged and becomes a storeError.
+func (a *Asker) swap(ctx context.Context, k Kind, h TokenHash, old []byte, r Record, now time.Time) (bool, error) {
+	ok, err := a.store.Swap(ctx, k, h, old, r, now)
+	if err != nil {
+		return false, a.storeFailed("storing a "+string(k)+" record", err)
+	}
+	return ok, nil
 }
 
 func (a *Asker) storeFailed(doing string, err error) error {

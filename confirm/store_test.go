@@ -150,17 +150,21 @@ func question(tool string, args setArgs) confirm.Question {
 func issueCard(t *testing.T, a *confirm.Asker, tool string, args setArgs) string {
 	t.Helper()
 	d, err := a.Ask(context.Background(), appsRequest(t, tool, args), question(tool, args))
-	if err != nil || d.Reply == nil || d.Reply.Card == nil || d.Reply.Confirmation != "" {
+	if err != nil || d.Reply == nil || d.Reply.Handle == "" || d.Reply.Confirmation != "" {
 		t.Fatalf("Ask = %+v, %v; want a pending card without a code", d, err)
 	}
-	return d.Reply.Card.Token
+	view, err := a.OpenCard(context.Background(), d.Reply.Handle)
+	if err != nil || view.State != confirm.CardPending || view.Token == "" {
+		t.Fatalf("OpenCard = %+v, %v; want pending with a token", view, err)
+	}
+	return view.Token
 }
 
 func TestInstancesRedeemEachOthersCards(t *testing.T) {
 	a, b := instances(t, confirm.Options{})
 	ctx := context.Background()
 	token := issueCard(t, a.asker, toolBudget, restaurants)
-	card, err := b.asker.RedeemCard(ctx, token, confirm.AnswerAccept)
+	card, err := b.asker.RedeemCard(ctx, token, confirm.AnswerAccept, confirm.CardVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +177,14 @@ func TestInstancesRedeemEachOthersCards(t *testing.T) {
 		t.Fatalf("Ask with the card = %+v, %v; want proceed by app", d, err)
 	}
 	for _, asker := range []*confirm.Asker{a.asker, b.asker} {
-		if _, err := asker.RedeemCard(ctx, token, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
+		if _, err := asker.RedeemCard(ctx, token, confirm.AnswerAccept, confirm.CardVersion); !errors.Is(err, confirm.ErrCardRefused) {
 			t.Fatalf("the token again: %v, want ErrCodeRefused", err)
 		}
 	}
 	t.Run("expired on the other instance", func(t *testing.T) {
 		token := issueCard(t, a.asker, toolBudget, restaurants)
 		a.clock.Advance(600 * time.Second)
-		if _, err := b.asker.RedeemCard(context.Background(), token, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
+		if _, err := b.asker.RedeemCard(context.Background(), token, confirm.AnswerAccept, confirm.CardVersion); !errors.Is(err, confirm.ErrCardRefused) {
 			t.Fatalf("RedeemCard = %v, want ErrCodeRefused", err)
 		}
 	})
@@ -202,7 +206,7 @@ func TestTokensDoNotCrossKinds(t *testing.T) {
 	if err := json.Unmarshal(raw, &claims); err != nil || len(claims.Nonce) != 22 {
 		t.Fatalf("state body %s: want a 22-character nonce (%v)", raw, err)
 	}
-	if _, err := a.asker.RedeemCard(context.Background(), claims.Nonce, confirm.AnswerAccept); !errors.Is(err, confirm.ErrCodeRefused) {
+	if _, err := a.asker.RedeemCard(context.Background(), claims.Nonce, confirm.AnswerAccept, confirm.CardVersion); !errors.Is(err, confirm.ErrCardRefused) {
 		t.Fatalf("the state's nonce as a card token: %v, want ErrCodeRefused", err)
 	}
 }
@@ -266,8 +270,8 @@ func TestOneTakeWins(t *testing.T) {
 		askers := []*confirm.Asker{a.asker, b.asker}
 		token := issueCard(t, a.asker, toolBudget, restaurants)
 		race(t, func(i int) bool {
-			_, err := askers[i%2].RedeemCard(context.Background(), token, confirm.AnswerAccept)
-			if err != nil && !errors.Is(err, confirm.ErrCodeRefused) {
+			_, err := askers[i%2].RedeemCard(context.Background(), token, confirm.AnswerAccept, confirm.CardVersion)
+			if err != nil && !errors.Is(err, confirm.ErrCardRefused) {
 				t.Errorf("caller %d: %v", i, err)
 			}
 			return err == nil
@@ -354,6 +358,14 @@ func (s *failingStore) Take(ctx context.Context, k confirm.Kind, h confirm.Token
 	return s.MemoryStore.Take(ctx, k, h, now)
 }
 
+// Swap fails with Add: what records a card fails as what records a token does.
+func (s *failingStore) Swap(ctx context.Context, k confirm.Kind, h confirm.TokenHash, old []byte, r confirm.Record, now time.Time) (bool, error) {
+	if s.failAdd.Load() {
+		return false, errDatabaseDown
+	}
+	return s.MemoryStore.Swap(ctx, k, h, old, r, now)
+}
+
 // wantStoreError checks an error the person reads: ErrStore's sentence, the cause in the
 // chain but not in the text.
 func wantStoreError(t *testing.T, err error) {
@@ -432,7 +444,7 @@ func TestStoreFailureFailsClosed(t *testing.T) {
 		h, store := newFailing(t)
 		token := issueCard(t, h.asker, toolBudget, restaurants)
 		store.failTake.Store(true)
-		card, err := h.asker.RedeemCard(ctx, token, confirm.AnswerAccept)
+		card, err := h.asker.RedeemCard(ctx, token, confirm.AnswerAccept, confirm.CardVersion)
 		wantStoreError(t, err)
 		if card.Tool != "" || card.Accept {
 			t.Fatalf("card %+v with a failed store, want none", card)

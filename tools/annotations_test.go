@@ -68,6 +68,10 @@ func TestToolAnnotationsAndClaims(t *testing.T) {
 		// It marks existing transactions cleared (and reconciled); the same statement again
 		// enters nothing: YNAB takes each import id once on an account.
 		"import_statement": {destructive: true, idempotent: true, undo: undoable},
+		// The card's own tools (app-only): an answer runs the write it confirms, once (its token
+		// is spent); an open writes nothing to YNAB, though each gives the card a new token.
+		"answer_confirmation": {destructive: true, idempotent: true},
+		"open_confirmation":   {},
 	}
 	e := newEnv(t, envOptions{kind: modernNone})
 	res, err := e.session.ListTools(context.Background(), nil)

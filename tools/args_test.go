@@ -53,6 +53,8 @@ var toolArgs = map[string]reflect.Type{
 	"suggest_categories":           reflect.TypeFor[suggestCategoriesIn](),
 	"find_recurring":               reflect.TypeFor[findRecurringIn](),
 	"list_money_movements":         reflect.TypeFor[listMoneyMovementsIn](),
+	"answer_confirmation":          reflect.TypeFor[answerConfirmationIn](),
+	"open_confirmation":            reflect.TypeFor[openConfirmationIn](),
 }
 
 func TestToolArgsCoverEveryTool(t *testing.T) {

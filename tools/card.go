@@ -3,8 +3,10 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab"
 )
@@ -78,6 +80,20 @@ func cutLast(s, sep string) (before, after string, found bool) {
 		return s, "", false
 	}
 	return s[:i], s[i+len(sep):], true
+}
+
+// cardPreview is the change of w as open_confirmation gives it to the card: every line (cut at
+// maxCardBytes as the pending result's are), and the warnings.
+func (w *edit) cardPreview() confirm.CardPreview {
+	lines := w.cardLines()
+	out := confirm.CardPreview{FirstLine: w.first, Lines: make([]confirm.CardLine, len(lines)), Warnings: slices.Clone(w.notes)}
+	for i, l := range lines {
+		out.Lines[i] = confirm.CardLine{Label: l.Label, Before: l.Before, After: l.After}
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	return out
 }
 
 // cardLines are the card's lines of w: its preview's change lines, or, for a write whose first

@@ -19,7 +19,7 @@ var listOperationsTool = mcp.Tool{
 	Title:       "List what avenir wrote",
 	Description: "avenir's journal of writes, newest first, with status and undo. No YNAB request.",
 	Annotations: readOnly,
-	Meta:        pictureMeta(ui.JournalURI),
+	Meta:        modelAndApp(ui.JournalURI), // the journal view reads it again
 }
 
 type listOperationsIn struct {

@@ -92,7 +92,8 @@ func NewServer(d Deps) *mcp.Server {
 		}
 		e.add(srv, h)
 	}
-	if !d.ReadOnly {
+	if !d.ReadOnly { // the card's own tools: only writes ask on a card
+		addTool(srv, h, openConfirmationTool, h.openConfirmation)
 		h.addAnswerConfirmation(srv)
 	}
 	addGuide(srv)
@@ -102,7 +103,9 @@ func NewServer(d Deps) *mcp.Server {
 }
 
 const instructions = "avenir reads and changes a YNAB plan. Read the resource avenir-mcp://guide " +
-	"before the first write: every write is previewed and confirmed by the user, journaled, and can be undone."
+	"before the first write: every write is previewed and confirmed by the user, journaled, and can be undone. " +
+	"Where a write is asked on a card (confirmation_pending), wait for the user's answer there; if no card appears, " +
+	"call again with the same arguments, not sooner than 10 seconds later."
 
 // readOnly annotates the read tools. No tool is "open world": each works on the person's own
 // plan (or journal), a closed set of things.
@@ -224,6 +227,9 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 			return res, nil // a question for the client; content and inputRequests exclude each other
 		}
 		res, err = withOutput(res, o, resolved, t.Name, h.log)
+		if tr, ok := any(&o).(interface{ textTrailer() string }); ok && res != nil && !res.IsError {
+			withTrailer(res, tr.textTrailer())
+		}
 		if a, ok := any(&o).(interface{ answeredOp() string }); ok && res.StructuredContent != nil {
 			h.afterAnswer(req, a.answeredOp())
 		}
@@ -309,6 +315,20 @@ func withOutput(res *mcp.CallToolResult, o any, schema *jsonschema.Resolved, too
 		res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 	}
 	return res, nil
+}
+
+// withTrailer ends the result's last text content with line (nothing for "").
+func withTrailer(res *mcp.CallToolResult, line string) {
+	if line == "" {
+		return
+	}
+	for i := len(res.Content) - 1; i >= 0; i-- {
+		if tc, ok := res.Content[i].(*mcp.TextContent); ok {
+			tc.Text += "\n" + line
+			return
+		}
+	}
+	res.Content = append(res.Content, &mcp.TextContent{Text: line})
 }
 
 // countRequests counts the YNAB requests of each tool call, and adds the count to an error

@@ -115,23 +115,30 @@ func TestResultSizes(t *testing.T) {
 // TestToolsListSize keeps tools/list within what a client should carry into every
 // conversation. The budget is the issue's: the tools' names, descriptions and input schemas,
 // each counted as the JSON value tools/list sends (annotations and output schemas are logged,
-// not budgeted: clients do not hand them to the model as the tool's definition).
+// not budgeted: clients do not hand them to the model as the tool's definition). It counts what a
+// model is offered: the app-only tools, which hosts that draw views keep from the model, are
+// outside it (spec/tools.md, "MCP Apps"), and logged.
 func TestToolsListSize(t *testing.T) {
 	e := newEnv(t, envOptions{kind: modernNone})
 	res, err := e.session.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
+	total, apps := 0, 0
 	for _, tool := range res.Tools {
 		for _, v := range []any{tool.Name, tool.Description, tool.InputSchema} {
 			b, err := json.Marshal(v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			total += len(b)
+			if appOnly(tool) {
+				apps += len(b)
+			} else {
+				total += len(b)
+			}
 		}
 	}
+	t.Logf("app-only tools, outside the budget: %d bytes", apps)
 	whole, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)

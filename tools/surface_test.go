@@ -32,9 +32,13 @@ func TestToolSurface(t *testing.T) {
 		"delete_transactions", "create_scheduled_transaction", "update_scheduled_transaction", "delete_scheduled_transaction",
 		"rename_payee", "merge_payees", "create_account", "import_statement"}
 	unconfirmed := []string{"approve_transactions", "import_transactions"}
-	var names []string
+	var names, views []string
 	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
+		if appOnly(tool) { // the card's own tools, listed to every client, offered to no model
+			views = append(views, tool.Name)
+		} else {
+			names = append(names, tool.Name)
+		}
 		if tool.Annotations == nil || tool.OutputSchema == nil || tool.Description == "" {
 			t.Errorf("%s: annotations, output schema and description are required", tool.Name)
 			continue
@@ -74,6 +78,10 @@ func TestToolSurface(t *testing.T) {
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want the spec's %v", names, want)
+	}
+	slices.Sort(views)
+	if want := []string{"answer_confirmation", "open_confirmation"}; !slices.Equal(views, want) {
+		t.Fatalf("app-only tools = %v, want %v", views, want)
 	}
 }
 

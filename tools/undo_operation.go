@@ -19,7 +19,7 @@ var undoOperationTool = mcp.Tool{
 	Name:        "undo_operation",
 	Title:       "Undo an operation",
 	Description: "Undo a journaled operation, leaving alone what changed since. Undoing an undo redoes it." + confirmDescription,
-	Meta:        cardMeta,
+	Meta:        modelAndApp(cardURI), // the journal view's Undo starts it
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 

@@ -103,6 +103,7 @@ type writeOut struct {
 	Notes    []string   `json:"notes,omitempty" jsonschema:"for confirmation_pending: warnings"`
 	PlanName string     `json:"plan_name,omitempty"`
 	Tool     string     `json:"tool,omitempty" jsonschema:"for confirmation_pending: the tool whose change is asked"`
+	Card     *cardRef   `json:"card,omitempty" jsonschema:"for confirmation_pending: the card's handle (it confirms nothing by itself)"`
 
 	// recorded is the operation as the journal holds it once the write was applied: what a
 	// tool says of the outcome (the ids YNAB gave, what an earlier call entered) comes from
@@ -116,6 +117,23 @@ func (o *writeOut) applied() (journal.Operation, bool) {
 		return journal.Operation{}, false
 	}
 	return *o.recorded, true
+}
+
+// cardRef names a pending change's card: the handle the card opens it with (open_confirmation),
+// and the version of the exchange, so that a card of another version refuses rather than guess.
+type cardRef struct {
+	Handle  string `json:"handle"`
+	Version int    `json:"version"`
+}
+
+// textTrailer is the line a pending result's text ends with: the handle again, for a host that
+// hands its view the content without the structured content (Claude Desktop with a local server:
+// modelcontextprotocol/ext-apps#696, apify/apify-mcp-server#1187).
+func (o *writeOut) textTrailer() string {
+	if o.Card == nil {
+		return ""
+	}
+	return fmt.Sprintf("Card: %s (v%d)", o.Card.Handle, o.Card.Version)
 }
 
 // writeStatus is the write's status, for [Deps].OnCall.
@@ -155,17 +173,21 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	preview := w.preview()
 	dec, err := h.Confirm.Ask(ctx, req, confirm.Question{
 		Tool: w.tool, PlanID: w.plan.ID, Subject: w.subject, Preview: preview, Args: args, Confirmation: code,
+		Card: w.cardPreview(),
 	})
 	switch {
 	case err != nil:
 		return nil, out, err // a *jsonrpc.Error must reach the SDK unwrapped
 	case dec.Input != nil:
 		return dec.Input, out, nil
-	case dec.Reply != nil && dec.Reply.Card != nil:
-		// The card's token goes in _meta only: hosts hand it to the card, not to the model.
+	case dec.Reply != nil && dec.Reply.Handle != "":
+		// The handle confirms nothing alone (the card opens it through an app-only tool), so it
+		// goes where every host hands it to the card: the structured content and the text's last
+		// line, which a view given content only reads (modelcontextprotocol/ext-apps#696).
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
 		out.Title, out.Changes, out.Notes, out.PlanName, out.Tool = w.first, w.cardLines(), w.notes, w.plan.Name, w.tool
-		return &mcp.CallToolResult{Meta: mcp.Meta{confirm.MetaKey: dec.Reply.Card}}, out, nil
+		out.Card = &cardRef{Handle: dec.Reply.Handle, Version: confirm.CardVersion}
+		return nil, out, nil
 	case dec.Reply != nil:
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
 		out.Confirmation, out.ExpiresInSeconds = dec.Reply.Confirmation, dec.Reply.ExpiresInSeconds

@@ -317,36 +317,55 @@ func (d *demo) card() error {
 		return fmt.Errorf("set_category_budget: %w", err)
 	}
 	var pending struct {
-		Status, Title, Message string
-		PlanName               string `json:"plan_name"`
-		Changes                []struct{ Label, Before, After string }
-		Notes                  []string
+		Status, Message string
+		PlanName        string `json:"plan_name"`
+		Card            struct {
+			Handle  string `json:"handle"`
+			Version int    `json:"version"`
+		} `json:"card"`
 	}
 	if res.IsError || decodeResult(res, &pending) != nil {
 		return fmt.Errorf("set_category_budget: the card's first call failed")
 	}
-	token, _ := res.Meta[confirm.MetaKey].(map[string]any)["token"].(string)
-	if pending.Status != "confirmation_pending" || token == "" {
+	if pending.Status != "confirmation_pending" || pending.Card.Handle == "" {
 		return fmt.Errorf("set_category_budget: expected a card, got status %q", pending.Status)
 	}
 	d.say("  The model reads: %s", pending.Message)
-	d.say("  The host draws the card:")
-	d.say("  ┌─ %s  (%s)", pending.Title, pending.PlanName)
-	for _, c := range pending.Changes {
+	d.say("  It also reads the card's handle, %s: a name for the card, which confirms nothing.", pending.Card.Handle)
+	d.say("  The host draws the card; the card calls open_confirmation (a tool only views may call)")
+	d.say("  with the handle, and gets the change to show and a one-time token the model never sees:")
+	var view struct {
+		State   string `json:"state"`
+		Token   string `json:"token"`
+		Preview struct {
+			FirstLine string                                  `json:"first_line"`
+			Lines     []struct{ Label, Before, After string } `json:"lines"`
+			Warnings  []string                                `json:"warnings"`
+		} `json:"preview"`
+	}
+	if err := d.call("open_confirmation", map[string]any{"handle": pending.Card.Handle}, &view); err != nil {
+		return err
+	}
+	if view.State != "pending" || view.Token == "" {
+		return fmt.Errorf("open_confirmation: the card is %q, want pending with a token", view.State)
+	}
+	d.say("  ┌─ %s  (%s)", view.Preview.FirstLine, pending.PlanName)
+	for _, c := range view.Preview.Lines {
 		d.say("  │ %-28s %s → %s", c.Label, c.Before, c.After)
 	}
-	for _, n := range pending.Notes {
+	for _, n := range view.Preview.Warnings {
 		d.say("  │ ⚠ %s", n)
 	}
 	d.say("  └─ [ Confirm ]  [ Decline ]")
 	d.say("  The person clicks Confirm; the card calls answer_confirmation with its token.")
+	token := view.Token
 	var done struct {
 		Status       string `json:"status"`
 		OperationID  string `json:"operation_id"`
 		Summary      string `json:"summary"`
 		YNABRequests int    `json:"ynab_requests"`
 	}
-	if err := d.call("answer_confirmation", map[string]any{"token": token, "answer": "accept"}, &done); err != nil {
+	if err := d.call("answer_confirmation", map[string]any{"token": token, "answer": "accept", "version": confirm.CardVersion}, &done); err != nil {
 		return err
 	}
 	d.say("  → %s: %s (operation %s, %d YNAB request(s))", done.Status, done.Summary, done.OperationID, done.YNABRequests)

@@ -533,23 +533,38 @@ func TestHosted(t *testing.T) {
 		cardA := e.connect(a, aliceToken, "", true)
 		tennis := e.assigned("alice", "Tennis")
 		res := cardB.call("move_money", hostedMove("5"))
-		var pending hostedWrite
+		var pending struct {
+			Status string `json:"status"`
+			Card   struct {
+				Handle string `json:"handle"`
+			} `json:"card"`
+		}
 		remarshal(t, res.StructuredContent, &pending)
-		var card confirm.CardToken
-		remarshal(t, res.Meta[confirm.MetaKey], &card)
-		if res.IsError || pending.Status != "confirmation_pending" || card.Token == "" {
-			t.Fatalf("on a card host: %s (_meta %v); want confirmation_pending with a token", resultText(res), res.Meta)
+		if res.IsError || pending.Status != "confirmation_pending" || pending.Card.Handle == "" {
+			t.Fatalf("on a card host: %s; want confirmation_pending with a card's handle", resultText(res))
+		}
+		// The card is drawn and opened through instance A; it answers through B.
+		var view confirm.CardView
+		cardA.ok("open_confirmation", map[string]any{"handle": pending.Card.Handle}, &view)
+		if view.State != confirm.CardPending || view.Token == "" {
+			t.Fatalf("open_confirmation on the other instance: %+v; want pending with a token", view)
 		}
 		var done hostedWrite
-		cardA.ok("answer_confirmation", map[string]any{"token": card.Token, "answer": "accept"}, &done)
+		cardB.ok("answer_confirmation", map[string]any{"token": view.Token, "answer": "accept", "version": confirm.CardVersion}, &done)
 		if done.Status != "applied" {
 			t.Fatalf("the card's answer on the other instance: %+v; want applied", done)
 		}
 		if got := e.assigned("alice", "Tennis"); got != tennis-5000 {
 			t.Fatalf("Alice's Tennis holds %d, want %d", got, tennis-5000)
 		}
-		if res := cardA.call("answer_confirmation", map[string]any{"token": card.Token, "answer": "accept"}); !res.IsError {
+		if res := cardA.call("answer_confirmation", map[string]any{"token": view.Token, "answer": "accept", "version": confirm.CardVersion}); !res.IsError {
 			t.Fatalf("a card's token answered twice: %s", resultText(res))
+		}
+		// Mounted again, through A, the card shows what became of its change.
+		var again confirm.CardView
+		cardA.ok("open_confirmation", map[string]any{"handle": pending.Card.Handle}, &again)
+		if again.State != confirm.CardAnswered || again.Token != "" || again.Outcome == nil || again.Outcome.Status != "applied" || again.Outcome.OperationID != done.OperationID {
+			t.Fatalf("the card mounted again: %+v; want answered, applied, no token", again)
 		}
 	})
 

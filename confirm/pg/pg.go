@@ -1,6 +1,7 @@
 // Package pg keeps hosted avenir's confirmation tokens in PostgreSQL (through pgx): the live
 // codes, sealed states' nonces and cards' tokens of every instance, in the table
-// avenir_confirm.tokens, so that a person's answer counts whichever instance it reaches. For
+// avenir_confirm.tokens, and the records of cards' handles and of the changes asked on cards, in
+// avenir_confirm.records (replaced only by a compare-and-swap on their data), so that a person's answer counts whichever instance it reaches. For
 // gives one person's confirm.Store, as journal/pg's Journals.For gives their journal.
 //
 // The schema avenir_confirm has its own schema_migrations table (internal/pgmigrate); Open
@@ -120,9 +121,13 @@ func (s personStore) Add(ctx context.Context, k confirm.Kind, h confirm.TokenHas
 	if len(t.Arguments) > 0 {
 		arguments = []byte(t.Arguments)
 	}
+	var handle []byte // NULL for none; the handle's hash before the person's scope, as the Asker gave it
+	if t.Handle != (confirm.TokenHash{}) {
+		handle = t.Handle[:]
+	}
 	key := s.scoped(h)
-	_, err := s.c.pool.Exec(ctx, `INSERT INTO avenir_confirm.tokens (hash, kind, tool, fingerprint, args, arguments, expires)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, key[:], string(k), t.Tool, t.Fingerprint, t.Args, arguments, t.Expires)
+	_, err := s.c.pool.Exec(ctx, `INSERT INTO avenir_confirm.tokens (hash, kind, tool, fingerprint, args, arguments, handle, expires)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, key[:], string(k), t.Tool, t.Fingerprint, t.Args, arguments, handle, t.Expires)
 	if err != nil {
 		return fmt.Errorf("recording a confirmation %s in avenir_confirm.tokens: %w", k, err)
 	}
@@ -138,12 +143,12 @@ func (s personStore) Take(ctx context.Context, k confirm.Kind, h confirm.TokenHa
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var t confirm.Ticket
-	var arguments []byte
+	var arguments, handle []byte
 	key := s.scoped(h)
 	err := s.c.pool.QueryRow(ctx, `DELETE FROM avenir_confirm.tokens
 		WHERE hash = $1 AND kind = $2 AND expires > $3
-		RETURNING tool, fingerprint, args, arguments, expires`, key[:], string(k), now).
-		Scan(&t.Tool, &t.Fingerprint, &t.Args, &arguments, &t.Expires)
+		RETURNING tool, fingerprint, args, arguments, handle, expires`, key[:], string(k), now).
+		Scan(&t.Tool, &t.Fingerprint, &t.Args, &arguments, &handle, &t.Expires)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return confirm.Ticket{}, false, nil
@@ -153,7 +158,66 @@ func (s personStore) Take(ctx context.Context, k confirm.Kind, h confirm.TokenHa
 	if arguments != nil {
 		t.Arguments = arguments
 	}
+	if len(handle) == len(t.Handle) {
+		copy(t.Handle[:], handle)
+	}
 	return t, true, nil
+}
+
+func validRecordKind(k confirm.Kind) bool { return k == confirm.KindHandle || k == confirm.KindChange }
+
+// Load returns the person's record of kind k hashed as h if it is live at now.
+func (s personStore) Load(ctx context.Context, k confirm.Kind, h confirm.TokenHash, now time.Time) (confirm.Record, bool, error) {
+	if s.person < 1 {
+		return confirm.Record{}, false, errNoPerson
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var r confirm.Record
+	key := s.scoped(h)
+	err := s.c.pool.QueryRow(ctx, `SELECT data, expires FROM avenir_confirm.records
+		WHERE hash = $1 AND kind = $2 AND expires > $3`, key[:], string(k), now).Scan(&r.Data, &r.Expires)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return confirm.Record{}, false, nil
+	case err != nil:
+		return confirm.Record{}, false, fmt.Errorf("loading a confirmation %s from avenir_confirm.records: %w", k, err)
+	}
+	return r, true, nil
+}
+
+// Swap puts r as the person's record if it holds old at now (old nil: none, or an expired one),
+// in one statement: an UPDATE conditional on the data, or an INSERT that a live row refuses.
+func (s personStore) Swap(ctx context.Context, k confirm.Kind, h confirm.TokenHash, old []byte, r confirm.Record, now time.Time) (bool, error) {
+	if s.person < 1 {
+		return false, errNoPerson
+	}
+	if !validRecordKind(k) {
+		return false, fmt.Errorf("storing a confirmation record: kind %q is none of handle, change", k)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := s.c.sweepIfDue(ctx, now); err != nil {
+		return false, err
+	}
+	key := s.scoped(h)
+	var sql string
+	var args []any
+	if old == nil {
+		sql = `INSERT INTO avenir_confirm.records (hash, kind, data, expires) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (hash) DO UPDATE SET kind = EXCLUDED.kind, data = EXCLUDED.data, expires = EXCLUDED.expires
+			WHERE avenir_confirm.records.expires <= $5`
+		args = []any{key[:], string(k), r.Data, r.Expires, now}
+	} else {
+		sql = `UPDATE avenir_confirm.records SET data = $3, expires = $4
+			WHERE hash = $1 AND kind = $2 AND data = $5 AND expires > $6`
+		args = []any{key[:], string(k), r.Data, r.Expires, old, now}
+	}
+	tag, err := s.c.pool.Exec(ctx, sql, args...)
+	if err != nil {
+		return false, fmt.Errorf("storing a confirmation %s in avenir_confirm.records: %w", k, err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // sweepIfDue deletes expired rows when this instance has not done so for a minute. A failed
@@ -174,7 +238,7 @@ func (c *Confirmations) sweepIfDue(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// Sweep deletes up to a batch of the rows, of every person, that expired by now, skipping rows
+// Sweep deletes up to a batch of the tokens and a batch of the cards' records, of every person, that expired by now, skipping rows
 // another instance holds, and says how many went. Add calls it once a minute; avenir hosted's
 // sweep calls it too.
 func (c *Confirmations) Sweep(ctx context.Context, now time.Time) (int64, error) {
@@ -184,7 +248,13 @@ func (c *Confirmations) Sweep(ctx context.Context, now time.Time) (int64, error)
 	if err != nil {
 		return 0, fmt.Errorf("deleting expired confirmation tokens: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	records, err := c.pool.Exec(ctx, `DELETE FROM avenir_confirm.records WHERE hash IN (
+		SELECT hash FROM avenir_confirm.records WHERE expires <= $1
+		LIMIT $2 FOR UPDATE SKIP LOCKED)`, now, sweepBatch)
+	if err != nil {
+		return 0, fmt.Errorf("deleting expired confirmation records: %w", err)
+	}
+	return tag.RowsAffected() + records.RowsAffected(), nil
 }
 
 // Ready reports whether the database answers and holds this avenir's avenir_confirm schema,

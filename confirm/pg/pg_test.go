@@ -389,30 +389,33 @@ func testTwoInstances(t *testing.T, dsn, bin string) {
 		t.Fatal("an instance with another secret opened the state")
 	}
 
-	// A card's token, issued by a, redeemed by callers on both at once: one wins.
-	d, err = a.Ask(ctx, request(t, appCaps), question())
-	if err != nil || d.Reply == nil || d.Reply.Card == nil {
-		t.Fatalf("first call = %+v, %v; want a card", d, err)
+	// A card's token, issued by a, redeemed by callers on both at once: one wins. The card is
+	// opened through b: its handle's record is shared.
+	openCard := func(asker *confirm.Asker) (handle, token string) {
+		t.Helper()
+		d, err := a.Ask(ctx, request(t, appCaps), question())
+		if err != nil || d.Reply == nil || d.Reply.Handle == "" {
+			t.Fatalf("first call = %+v, %v; want a card", d, err)
+		}
+		view, err := asker.OpenCard(ctx, d.Reply.Handle)
+		if err != nil || view.State != confirm.CardPending || view.Token == "" {
+			t.Fatalf("OpenCard = %+v, %v; want pending with a token", view, err)
+		}
+		return d.Reply.Handle, view.Token
 	}
-	token := d.Reply.Card.Token
-	issued = append(issued, token)
-	// Another pending token stays in the table for the dump.
-	d, err = a.Ask(ctx, request(t, appCaps), question())
-	if err != nil || d.Reply == nil || d.Reply.Card == nil {
-		t.Fatalf("first call = %+v, %v; want a card", d, err)
-	}
-	issued = append(issued, d.Reply.Card.Token)
+	handle, token := openCard(b)
+	issued = append(issued, handle, token)
 	var wins atomic.Int32
 	var won confirm.Card
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			card, err := []*confirm.Asker{a, b}[i%2].RedeemCard(ctx, token, confirm.AnswerAccept)
+			card, err := []*confirm.Asker{a, b}[i%2].RedeemCard(ctx, token, confirm.AnswerAccept, confirm.CardVersion)
 			switch {
 			case err == nil:
 				wins.Add(1)
 				won = card
-			case !errors.Is(err, confirm.ErrCodeRefused):
+			case !errors.Is(err, confirm.ErrCardRefused):
 				t.Errorf("caller %d: %v", i, err)
 			}
 		})
@@ -424,6 +427,15 @@ func testTwoInstances(t *testing.T, dsn, bin string) {
 	if d, err := b.Ask(confirm.WithCard(ctx, won), request(t, appCaps), question()); err != nil || !d.Proceed || d.Mode != confirm.ModeApp {
 		t.Fatalf("the card's answer = %+v, %v; want proceed", d, err)
 	}
+	if err := b.SettleCard(ctx, won, confirm.CardOutcome{Status: "applied", OperationID: "op-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if view, err := a.OpenCard(ctx, handle); err != nil || view.State != confirm.CardAnswered || view.Outcome == nil || view.Outcome.OperationID != "op-1" || view.Token != "" {
+		t.Fatalf("the answered card mounted again on the other instance = %+v, %v; want answered with its outcome, no token", view, err)
+	}
+	// Another pending card stays in the tables for the dump.
+	handle, token = openCard(a)
+	issued = append(issued, handle, token)
 
 	// A live code stays in the table as well.
 	d, err = b.Ask(ctx, request(t, nil), question())

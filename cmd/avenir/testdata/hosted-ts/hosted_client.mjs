@@ -312,11 +312,16 @@ try {
   const first = await client.callTool({ name: tool, arguments: args }, undefined, opts);
   if (first.isError) throw new Error(`${tool}: ${text(first)}`);
   let done = first;
-  const card = first?._meta?.['avenir/confirmation'];
+  const card = data(first)?.card;
   if (mode === 'card') {
-    if (data(first)?.status !== 'confirmation_pending' || !card?.token) throw new Error(`no card: ${text(first)}`);
-    if (text(first).includes(card.token)) throw new Error('the card token is in what the model reads');
-    done = await client.callTool({ name: 'answer_confirmation', arguments: { token: card.token, answer: 'accept' } }, undefined, opts);
+    // The card exchange, version 2: the pending result names the card's handle (no secret); the
+    // card, drawn, opens it (an app-only tool) for a one-time token, and answers with that.
+    if (data(first)?.status !== 'confirmation_pending' || !card?.handle) throw new Error(`no card: ${text(first)}`);
+    const opened = await client.callTool({ name: 'open_confirmation', arguments: { handle: card.handle } }, undefined, opts);
+    const view = data(opened);
+    if (opened.isError || view?.state !== 'pending' || !view?.token) throw new Error(`open_confirmation: ${text(opened)}`);
+    if (text(first).includes(view.token)) throw new Error('the card token is in what the model reads');
+    done = await client.callTool({ name: 'answer_confirmation', arguments: { token: view.token, answer: 'accept', version: 2 } }, undefined, opts);
     if (done.isError) throw new Error(`answer_confirmation: ${text(done)}`);
   } else if (data(first)?.confirmation) {
     done = await client.callTool({ name: tool, arguments: { ...args, confirmation: data(first).confirmation } }, undefined, opts);
