@@ -17,11 +17,11 @@ func BenchmarkPrepareApplied(b *testing.B) {
 	j, _ := openTest(b)
 	d := testDraft("plan-1", "set_category_budget")
 	for b.Loop() {
-		op, err := j.Prepare(d)
+		op, err := j.Prepare(context.Background(), d)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := j.Applied(op.ID, Outcome{Requests: 1}); err != nil {
+		if _, err := j.Applied(context.Background(), op.ID, Outcome{Requests: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,14 +43,14 @@ func BenchmarkWrite(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				op, err := j.Prepare(d)
+				op, err := j.Prepare(context.Background(), d)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := j.Applied(op.ID, Outcome{Requests: 1}); err != nil {
+				if _, err := j.Applied(context.Background(), op.ID, Outcome{Requests: 1}); err != nil {
 					b.Fatal(err)
 				}
-				if err := j.Answered(op.ID); err != nil {
+				if err := j.Answered(context.Background(), op.ID); err != nil {
 					b.Fatal(err)
 				}
 				unlock()
@@ -70,7 +70,7 @@ func BenchmarkList50(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ops, err := j.List(Filter{Limit: 50})
+				ops, err := j.List(context.Background(), Filter{Limit: 50})
 				if err != nil || len(ops) != 50 {
 					b.Fatalf("%d operations, %v", len(ops), err)
 				}

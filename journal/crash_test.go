@@ -109,7 +109,7 @@ func listLoop(t *testing.T, path string, done <-chan struct{}) int {
 			t.Errorf("opening: %v", err)
 			return n
 		}
-		ops, err := j.List(Filter{Limit: 1 << 20})
+		ops, err := j.List(t.Context(), Filter{Limit: 1 << 20})
 		if err != nil {
 			t.Errorf("listing: %v", err)
 			return n

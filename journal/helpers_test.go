@@ -77,7 +77,7 @@ func importDraft(plan string) Draft {
 
 func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {
 	t.Helper()
-	op, err := j.Prepare(d)
+	op, err := j.Prepare(t.Context(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {
 
 func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
 	t.Helper()
-	op, err := j.Applied(id, o)
+	op, err := j.Applied(t.Context(), id, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
 
 func mustGet(t testing.TB, j *Journal, id string) Operation {
 	t.Helper()
-	op, err := j.Get(id)
+	op, err := j.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

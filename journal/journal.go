@@ -67,7 +67,7 @@ func Open(path string, opts Options) (*Journal, error) {
 	if err := j.create(); err != nil {
 		return nil, err
 	}
-	if err := j.view(func(*bbolt.Tx) error { return nil }); err != nil {
+	if err := j.view(context.Background(), func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -77,7 +77,7 @@ func Open(path string, opts Options) (*Journal, error) {
 // or changes anything, and returns ErrNoJournal when the file does not exist.
 func OpenExisting(path string, opts Options) (*Journal, error) {
 	j := newJournal(path, opts, false)
-	if err := j.view(func(*bbolt.Tx) error { return nil }); err != nil {
+	if err := j.view(context.Background(), func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -88,7 +88,7 @@ func OpenExisting(path string, opts Options) (*Journal, error) {
 // resolve), which must not leave a new, empty journal where there was none.
 func OpenExistingWritable(path string, opts Options) (*Journal, error) {
 	j := newJournal(path, opts, true)
-	if err := j.view(func(*bbolt.Tx) error { return nil }); err != nil {
+	if err := j.view(context.Background(), func(*bbolt.Tx) error { return nil }); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -175,8 +175,8 @@ func syncDir(dir string) error {
 }
 
 // view runs fn in a read-only transaction on the verified journal.
-func (j *Journal) view(fn func(*bbolt.Tx) error) error {
-	return j.withDB(true, time.Now().Add(j.lockTimeout), func(db *bbolt.DB) error {
+func (j *Journal) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
+	return j.withDB(ctx, true, j.deadline(ctx), func(db *bbolt.DB) error {
 		return db.View(func(tx *bbolt.Tx) error {
 			if err := j.verify(tx); err != nil {
 				return err
@@ -189,15 +189,26 @@ func (j *Journal) view(fn func(*bbolt.Tx) error) error {
 // update runs fn in a read-write transaction; its commit is fsync'd. bbolt trusts a file it
 // opens for writing (it reads its free-page list at once, and a truncated file would crash the
 // process), so the file is verified read-only first.
-func (j *Journal) update(fn func(*bbolt.Tx) error) error {
+func (j *Journal) update(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if !j.writable {
 		return fmt.Errorf("%s: the journal was opened read-only", j.path)
 	}
-	deadline := time.Now().Add(j.lockTimeout)
-	if err := j.withDB(true, deadline, func(db *bbolt.DB) error { return db.View(j.verify) }); err != nil {
+	deadline := j.deadline(ctx)
+	if err := j.withDB(ctx, true, deadline, func(db *bbolt.DB) error { return db.View(j.verify) }); err != nil {
 		return err
 	}
-	return j.withDB(false, deadline, func(db *bbolt.DB) error { return db.Update(fn) })
+	return j.withDB(ctx, false, deadline, func(db *bbolt.DB) error { return db.Update(fn) })
+}
+
+// deadline is how long a call may wait for another process's lock: the lock timeout, or less
+// if ctx ends sooner. (A transaction, once it has the file, is not interrupted: bbolt's
+// transactions take no context, and one is short.)
+func (j *Journal) deadline(ctx context.Context) time.Time {
+	deadline := time.Now().Add(j.lockTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		return d
+	}
+	return deadline
 }
 
 // withDB opens the journal, waiting for another process's lock until deadline, runs fn and
@@ -209,7 +220,7 @@ func (j *Journal) update(fn func(*bbolt.Tx) error) error {
 // out past its timeout. So every process first queues on journal.lock beside the journal
 // (lockFile), where the system hands the lock on as soon as it is free; bbolt's own lock then
 // finds the file free, unless an avenir that does not queue holds it.
-func (j *Journal) withDB(readOnly bool, deadline time.Time, fn func(*bbolt.DB) error) error {
+func (j *Journal) withDB(ctx context.Context, readOnly bool, deadline time.Time, fn func(*bbolt.DB) error) error {
 	info, err := os.Stat(j.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -221,10 +232,13 @@ func (j *Journal) withDB(readOnly bool, deadline time.Time, fn func(*bbolt.DB) e
 	case info.Size() == 0:
 		return j.notJournal("it is empty")
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", j.path, err)
+	}
 	if time.Until(deadline) <= 0 {
 		return fmt.Errorf("%s: %w", j.path, ErrBusy)
 	}
-	unqueue, err := j.queue(deadline, !readOnly)
+	unqueue, err := j.queue(ctx, deadline, !readOnly)
 	if err != nil {
 		return err
 	}
@@ -252,11 +266,11 @@ func (j *Journal) withDB(readOnly bool, deadline time.Time, fn func(*bbolt.DB) e
 }
 
 // queue takes journal.lock beside the journal, exclusive to write and shared to read, until
-// deadline (ErrBusy after it). A writer creates the lock file; a reader (the CLI) creates
+// deadline (ErrBusy after it) or until ctx ends (its error). A writer creates the lock file; a reader (the CLI) creates
 // nothing, and goes without the queue where the file is missing or cannot be opened: bbolt's
 // lock still keeps it from a writer, only less promptly.
-func (j *Journal) queue(deadline time.Time, write bool) (unqueue func() error, err error) {
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+func (j *Journal) queue(parent context.Context, deadline time.Time, write bool) (unqueue func() error, err error) {
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	name := filepath.Join(j.lockDir(), "journal.lock")
 	if write {
@@ -268,6 +282,8 @@ func (j *Journal) queue(deadline time.Time, write bool) (unqueue func() error, e
 	switch {
 	case err == nil:
 		return unlock, nil
+	case parent.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", j.path, parent.Err())
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%s: %w", j.path, ErrBusy)
 	case write:

@@ -43,7 +43,7 @@ func TestOpenCreatesPrivateJournal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reopening: %v", err)
 	}
-	if _, err := again.Get(op.ID); err != nil {
+	if _, err := again.Get(t.Context(), op.ID); err != nil {
 		t.Errorf("the reopened journal lost %s: %v", op.ID, err)
 	}
 }
@@ -67,13 +67,13 @@ func TestOpenExistingIsReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Prepare(testDraft("plan-1", "set_category_budget")); err == nil {
+	if _, err := r.Prepare(t.Context(), testDraft("plan-1", "set_category_budget")); err == nil {
 		t.Error("a read-only journal accepted a new operation")
 	}
-	if _, err := r.Applied(op.ID, Outcome{}); err == nil {
+	if _, err := r.Applied(t.Context(), op.ID, Outcome{}); err == nil {
 		t.Error("a read-only journal recorded an outcome")
 	}
-	if got, err := r.Get(op.ID); err != nil || got.ID != op.ID {
+	if got, err := r.Get(t.Context(), op.ID); err != nil || got.ID != op.ID {
 		t.Errorf("Get = %v, %v", got.ID, err)
 	}
 	if fileState(t, path) != before {
@@ -204,9 +204,9 @@ func TestBusyJournalTimesOut(t *testing.T) {
 	}
 	short := *j
 	short.lockTimeout = 50 * time.Millisecond
-	_, err = short.Applied(op.ID, Outcome{Requests: 1})
+	_, err = short.Applied(t.Context(), op.ID, Outcome{Requests: 1})
 	wantErr(t, err, ErrBusy)
-	_, err = short.List(Filter{})
+	_, err = short.List(t.Context(), Filter{})
 	wantErr(t, err, ErrBusy)
 
 	if err := holder.Close(); err != nil {
@@ -230,7 +230,7 @@ func TestConcurrentCreation(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			op, err := j.Prepare(testDraft("plan-1", "set_category_budget"))
+			op, err := j.Prepare(t.Context(), testDraft("plan-1", "set_category_budget"))
 			if err != nil {
 				t.Error(err)
 				return
@@ -262,7 +262,7 @@ func TestVanishedJournalIsNotRecreated(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	_, err := j.Prepare(testDraft("plan-1", "set_category_budget"))
+	_, err := j.Prepare(t.Context(), testDraft("plan-1", "set_category_budget"))
 	wantErr(t, err, ErrNoJournal)
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a write recreated the journal")

@@ -50,7 +50,7 @@ func runChild(role string) error {
 		if role == "hold-import" {
 			d = importDraft("plan-a")
 		}
-		op, err := j.Prepare(d)
+		op, err := j.Prepare(context.Background(), d)
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func writeOps(j *Journal) error {
 			d.Tool, d.UndoOf = "undo_operation", undoable[k]
 			undoable = slices.Delete(undoable, k, k+1)
 		}
-		op, err := j.Prepare(d)
+		op, err := j.Prepare(context.Background(), d)
 		if err != nil {
 			return err
 		}
@@ -122,11 +122,11 @@ func writeOps(j *Journal) error {
 		var settled Operation
 		switch rng.IntN(8) {
 		case 0:
-			settled, err = j.Failed(op.ID, "YNAB answered 503", 1)
+			settled, err = j.Failed(context.Background(), op.ID, "YNAB answered 503", 1)
 		case 1:
-			settled, err = j.Applied(op.ID, Outcome{Partial: true, Note: "only the flags", Requests: 2})
+			settled, err = j.Applied(context.Background(), op.ID, Outcome{Partial: true, Note: "only the flags", Requests: 2})
 		default:
-			settled, err = j.Applied(op.ID, Outcome{ServerKnowledge: int64(i), Requests: 1})
+			settled, err = j.Applied(context.Background(), op.ID, Outcome{ServerKnowledge: int64(i), Requests: 1})
 		}
 		if err != nil {
 			return err

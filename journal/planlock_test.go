@@ -153,7 +153,7 @@ func TestRecoverPartial(t *testing.T) {
 	if _, err := restarted.Recover(context.Background(), checker); err != nil {
 		t.Fatal(err)
 	}
-	op, err := restarted.Get(half.ID)
+	op, err := restarted.Get(t.Context(), half.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestRecoverPartial(t *testing.T) {
 	}
 	// Resolve refuses an outcome that is still unknown: recovery records only what it read.
 	again := mustPrepare(t, restarted, testDraft("plan-1", "set_category_budget"))
-	if _, err := restarted.Resolve(again.ID, again.Changes); err == nil {
+	if _, err := restarted.Resolve(t.Context(), again.ID, again.Changes); err == nil {
 		t.Fatal("Resolve recorded changes whose outcome is unknown")
 	}
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -22,13 +23,13 @@ type Filter struct {
 }
 
 // Get returns the operation id with all its events, or ErrNotFound.
-func (j *Journal) Get(id string) (Operation, error) {
+func (j *Journal) Get(ctx context.Context, id string) (Operation, error) {
 	key, err := parseID(id)
 	if err != nil {
 		return Operation{}, err
 	}
 	var op Operation
-	err = j.view(func(tx *bbolt.Tx) error {
+	err = j.view(ctx, func(tx *bbolt.Tx) error {
 		op, err = readOp(tx, key)
 		return err
 	})
@@ -38,12 +39,12 @@ func (j *Journal) Get(id string) (Operation, error) {
 // List returns the operations f selects, newest first. It walks one index back from the newest
 // operation and stops at the limit or at f.Since, so its cost follows what it returns, not the
 // size of the journal.
-func (j *Journal) List(f Filter) ([]Operation, error) {
+func (j *Journal) List(ctx context.Context, f Filter) ([]Operation, error) {
 	if f.Limit <= 0 {
 		f.Limit = DefaultLimit
 	}
 	var ops []Operation
-	err := j.view(func(tx *bbolt.Tx) error {
+	err := j.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
 		ops, err = list(tx, f)
 		return err
@@ -53,9 +54,9 @@ func (j *Journal) List(f Filter) ([]Operation, error) {
 
 // Pending returns the operations still prepared, oldest first: those whose outcome is not
 // known yet, because they are being written now or their writer stopped.
-func (j *Journal) Pending() ([]Operation, error) {
+func (j *Journal) Pending(ctx context.Context) ([]Operation, error) {
 	var ops []Operation
-	err := j.view(func(tx *bbolt.Tx) error {
+	err := j.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
 		ops, err = listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
 		return err

@@ -26,12 +26,12 @@ func seedForList(t *testing.T) (*Journal, []string) {
 		plan, tool string
 		settle     func(id string) error
 	}{
-		{"plan-a", "set_category_budget", func(id string) error { _, err := j.Applied(id, Outcome{}); return err }},
-		{"plan-a", "flag_transactions", func(id string) error { _, err := j.Failed(id, "no", 0); return err }},
-		{"plan-b", "set_category_budget", func(id string) error { _, err := j.Applied(id, Outcome{}); return err }},
-		{"plan-b", "apply_categories", func(id string) error { _, err := j.Applied(id, Outcome{Partial: true}); return err }},
+		{"plan-a", "set_category_budget", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{}); return err }},
+		{"plan-a", "flag_transactions", func(id string) error { _, err := j.Failed(t.Context(), id, "no", 0); return err }},
+		{"plan-b", "set_category_budget", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{}); return err }},
+		{"plan-b", "apply_categories", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{Partial: true}); return err }},
 		{"plan-a", "set_category_budget", func(string) error { return nil }},
-		{"plan-a", "apply_categories", func(id string) error { _, err := j.Applied(id, Outcome{}); return err }},
+		{"plan-a", "apply_categories", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{}); return err }},
 	}
 	var ids []string
 	for _, r := range rows {
@@ -76,7 +76,7 @@ func TestList(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ops, err := j.List(c.filter)
+			ops, err := j.List(t.Context(), c.filter)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestListDefaultLimit(t *testing.T) {
 	for range DefaultLimit + 3 {
 		mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
 	}
-	ops, err := j.List(Filter{})
+	ops, err := j.List(t.Context(), Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestListDefaultLimit(t *testing.T) {
 
 func TestListCarriesEvents(t *testing.T) {
 	j, _ := seedForList(t)
-	ops, err := j.List(Filter{Status: StatusFailed})
+	ops, err := j.List(t.Context(), Filter{Status: StatusFailed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestListCarriesEvents(t *testing.T) {
 
 func TestPending(t *testing.T) {
 	j, ids := seedForList(t)
-	ops, err := j.Pending()
+	ops, err := j.Pending(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB d
 // It returns the operations it resolved. One that c could not decide stays prepared, to be
 // tried again at the next start, and the returned error names it and says why.
 func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
-	pending, err := j.orphans()
+	pending, err := j.orphans(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recovering prepared operations: %w", err)
 	}
@@ -46,7 +46,7 @@ func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
 			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
 			continue
 		}
-		op, err = j.Resolve(op.ID, changes)
+		op, err = j.Resolve(ctx, op.ID, changes)
 		if err != nil {
 			return ops, errors.Join(append(errs, err)...)
 		}
@@ -56,9 +56,9 @@ func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
 }
 
 // orphans returns the prepared operations whose writer is gone.
-func (j *Journal) orphans() ([]Operation, error) {
+func (j *Journal) orphans(ctx context.Context) ([]Operation, error) {
 	var orphans []Operation
-	err := j.view(func(tx *bbolt.Tx) error {
+	err := j.view(ctx, func(tx *bbolt.Tx) error {
 		pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
 		if err != nil {
 			return err
@@ -82,14 +82,14 @@ func (j *Journal) orphans() ([]Operation, error) {
 // outcome its writer could not record. Each change must carry its outcome (applied or
 // not_applied). If another process resolved it first, it returns the operation as that
 // process left it.
-func (j *Journal) Resolve(id string, changes []Change) (Operation, error) {
+func (j *Journal) Resolve(ctx context.Context, id string, changes []Change) (Operation, error) {
 	e, err := RecoveredEntry(changes)
 	if err != nil {
 		return Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
-	op, err := j.settle(id, e.Type, e.data)
+	op, err := j.settle(ctx, id, e.Type, e.data)
 	if errors.Is(err, ErrNotPrepared) {
-		return j.Get(id)
+		return j.Get(ctx, id)
 	}
 	return op, err
 }

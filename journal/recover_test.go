@@ -98,7 +98,7 @@ func TestRecover(t *testing.T) {
 		undoWritten.ID: {StatusApplied, ""},
 	}
 	for id, w := range want {
-		op, err := restarted.Get(id)
+		op, err := restarted.Get(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

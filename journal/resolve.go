@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -23,7 +24,7 @@ var (
 // gone. It refuses, and records nothing, for an operation that is not prepared
 // (ErrNotPrepared), that a running avenir is still writing (ErrWriting), or whose changes a
 // read of YNAB can check (ErrSelfSettling).
-func (j *Journal) ResolveByHand(id string, applied bool, by string) (Operation, error) {
+func (j *Journal) ResolveByHand(ctx context.Context, id string, applied bool, by string) (Operation, error) {
 	key, err := parseID(id)
 	if err != nil {
 		return Operation{}, err
@@ -33,7 +34,7 @@ func (j *Journal) ResolveByHand(id string, applied bool, by string) (Operation, 
 		return Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
 	var op Operation
-	err = j.update(func(tx *bbolt.Tx) error {
+	err = j.update(ctx, func(tx *bbolt.Tx) error {
 		was, err := readOp(tx, key)
 		if err != nil {
 			return err

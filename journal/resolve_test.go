@@ -26,7 +26,7 @@ func TestResolveByHand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			op, err := cli.ResolveByHand(cut.ID, tt.applied, byHand)
+			op, err := cli.ResolveByHand(t.Context(), cut.ID, tt.applied, byHand)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,10 +53,10 @@ func TestResolveByHand(t *testing.T) {
 				t.Errorf("read back as %s by %q", got.Status, got.ResolvedBy)
 			}
 			replay(t, path) // the indexes and in_flight follow the new event
-			if pending, err := crashed.Pending(); err != nil || len(pending) != 0 {
+			if pending, err := crashed.Pending(t.Context()); err != nil || len(pending) != 0 {
 				t.Errorf("still pending: %v, %v", pending, err)
 			}
-			if _, err := cli.ResolveByHand(cut.ID, !tt.applied, byHand); !errors.Is(err, ErrNotPrepared) {
+			if _, err := cli.ResolveByHand(t.Context(), cut.ID, !tt.applied, byHand); !errors.Is(err, ErrNotPrepared) {
 				t.Errorf("a second decision: %v, want ErrNotPrepared", err)
 			}
 		})
@@ -92,14 +92,14 @@ func TestResolveByHandRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := events(t, path)
-			_, err := tt.by.ResolveByHand(tt.id, true, byHand)
+			_, err := tt.by.ResolveByHand(t.Context(), tt.id, true, byHand)
 			wantErr(t, err, tt.want)
 			if after := events(t, path); len(after) != len(before) {
 				t.Errorf("%d events recorded by a refusal", len(after)-len(before))
 			}
 		})
 	}
-	if _, err := cli.ResolveByHand(ownWrite.ID, true, ""); err == nil {
+	if _, err := cli.ResolveByHand(t.Context(), ownWrite.ID, true, ""); err == nil {
 		t.Error("a decision that does not say how it was made was recorded")
 	}
 	if _, err := OpenExistingWritable(path+".missing", testOptions()); !errors.Is(err, ErrNoJournal) {
@@ -122,7 +122,7 @@ func TestResolveByHandLeavesLiveWritersAlone(t *testing.T) {
 	for _, op := range reported.events {
 		id = op
 	}
-	_, err := j.ResolveByHand(id, true, byHand)
+	_, err := j.ResolveByHand(t.Context(), id, true, byHand)
 	wantErr(t, err, ErrWriting)
 	if err := c.stdin.Close(); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestResolveByHandLeavesLiveWritersAlone(t *testing.T) {
 	if _, err := c.wait(); err != nil {
 		t.Fatalf("the child failed: %v\n%s", err, c.stderr.String())
 	}
-	op, err := j.ResolveByHand(id, false, byHand)
+	op, err := j.ResolveByHand(t.Context(), id, false, byHand)
 	if err != nil || op.Status != StatusFailed {
 		t.Fatalf("once the writer was gone: %v, %v", op.Status, err)
 	}

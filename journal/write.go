@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,13 +17,13 @@ import (
 // Prepare records d durably, before YNAB is called, and returns the prepared operation. An
 // undo (d.UndoOf set) is refused when its target is not applied, is already undone, or is
 // being undone by another operation whose outcome is not known yet.
-func (j *Journal) Prepare(d Draft) (Operation, error) {
+func (j *Journal) Prepare(ctx context.Context, d Draft) (Operation, error) {
 	d.Changes = slices.Clone(d.Changes) // normalized here, not in the caller's hands
 	if err := d.normalize(); err != nil {
 		return Operation{}, fmt.Errorf("preparing an operation: %w", err)
 	}
 	var op Operation
-	err := j.update(func(tx *bbolt.Tx) error {
+	err := j.update(ctx, func(tx *bbolt.Tx) error {
 		if d.UndoOf != "" {
 			if err := checkUndoable(tx, d.UndoOf); err != nil {
 				return err
@@ -40,33 +41,33 @@ func (j *Journal) Prepare(d Draft) (Operation, error) {
 
 // Applied records YNAB's answer for the prepared operation id. If the operation undoes
 // another, that one is marked undone by it in the same transaction.
-func (j *Journal) Applied(id string, o Outcome) (Operation, error) {
+func (j *Journal) Applied(ctx context.Context, id string, o Outcome) (Operation, error) {
 	e, err := AppliedEntry(o)
 	if err != nil {
 		return Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
 	}
-	return j.settle(id, e.Type, e.data)
+	return j.settle(ctx, id, e.Type, e.data)
 }
 
 // Failed records that YNAB did not apply the prepared operation id, and why.
-func (j *Journal) Failed(id string, reason string, requests int) (Operation, error) {
+func (j *Journal) Failed(ctx context.Context, id string, reason string, requests int) (Operation, error) {
 	e, err := FailedEntry(reason, requests)
 	if err != nil {
 		return Operation{}, fmt.Errorf("recording operation %s as failed: %w", id, err)
 	}
-	return j.settle(id, e.Type, e.data)
+	return j.settle(ctx, id, e.Type, e.data)
 }
 
 // Answered records that the answer telling the outcome of operation id reached the client.
 // Until it is recorded, the client may not know the operation happened, so an identical call
 // is taken for a retry of it (a create then enters nothing twice); after it, an identical call
 // is a new one. Recording it again changes nothing.
-func (j *Journal) Answered(id string) error {
+func (j *Journal) Answered(ctx context.Context, id string) error {
 	key, err := parseID(id)
 	if err != nil {
 		return err
 	}
-	err = j.update(func(tx *bbolt.Tx) error {
+	err = j.update(ctx, func(tx *bbolt.Tx) error {
 		op, err := readOp(tx, key)
 		if err != nil || op.Answered {
 			return err
@@ -82,13 +83,13 @@ func (j *Journal) Answered(id string) error {
 }
 
 // settle appends the event that ends the prepared operation id in its own transaction.
-func (j *Journal) settle(id, typ string, data any) (Operation, error) {
+func (j *Journal) settle(ctx context.Context, id, typ string, data any) (Operation, error) {
 	key, err := parseID(id)
 	if err != nil {
 		return Operation{}, err
 	}
 	var op Operation
-	err = j.update(func(tx *bbolt.Tx) error {
+	err = j.update(ctx, func(tx *bbolt.Tx) error {
 		op, err = j.settleTx(tx, key, typ, data)
 		return err
 	})

@@ -26,34 +26,34 @@ func TestWriteAhead(t *testing.T) {
 		event  string
 	}{
 		{"applied", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(id, Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
+			return j.Applied(t.Context(), id, Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
 		}, func(op *Operation) {
 			op.Status, op.CreatedIDs, op.ServerKnowledge, op.Requests = StatusApplied, []string{"tx-new"}, 42, 2
 			op.Changes = withOutcome(op.Changes, OutcomeApplied)
 		}, "applied"},
 		{"applied with the ids YNAB gave", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(id, Outcome{Changes: created, Requests: 1})
+			return j.Applied(t.Context(), id, Outcome{Changes: created, Requests: 1})
 		}, func(op *Operation) {
 			op.Status, op.Changes, op.Requests = StatusApplied, withOutcome(created, OutcomeApplied), 1
 		}, "applied"},
 		{"partial, as journals before per-change outcomes wrote it", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(id, Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
+			return j.Applied(t.Context(), id, Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
 		}, func(op *Operation) {
 			op.Status, op.Note, op.Requests = StatusPartial, "the flags were set; the categories were not", 3
 			op.Changes = withOutcome(op.Changes, OutcomeUnknown)
 		}, "applied"},
 		{"partial, change by change", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(id, Outcome{Changes: two(OutcomeApplied, OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
+			return j.Applied(t.Context(), id, Outcome{Changes: two(OutcomeApplied, OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
 		}, func(op *Operation) {
 			op.Status, op.Changes, op.Error, op.Requests = StatusPartial, two(OutcomeApplied, OutcomeNotApplied), "B: YNAB answered 500", 2
 		}, "applied"},
 		{"all applied, change by change", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(id, Outcome{Changes: two(OutcomeApplied, OutcomeApplied), ReadBack: true, Requests: 3})
+			return j.Applied(t.Context(), id, Outcome{Changes: two(OutcomeApplied, OutcomeApplied), ReadBack: true, Requests: 3})
 		}, func(op *Operation) {
 			op.Status, op.Changes, op.ReadBack, op.Requests = StatusApplied, two(OutcomeApplied, OutcomeApplied), true, 3
 		}, "applied"},
 		{"failed", func(j *Journal, id string) (Operation, error) {
-			return j.Failed(id, "YNAB refused the token", 1)
+			return j.Failed(t.Context(), id, "YNAB refused the token", 1)
 		}, func(op *Operation) {
 			op.Status, op.Error, op.Requests = StatusFailed, "YNAB refused the token", 1
 			op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
@@ -66,7 +66,7 @@ func TestWriteAhead(t *testing.T) {
 			if prepared.Status != StatusPrepared {
 				t.Fatalf("status after Prepare = %s", prepared.Status)
 			}
-			if stored, err := j.Get(prepared.ID); err != nil || !reflect.DeepEqual(stored, prepared) {
+			if stored, err := j.Get(t.Context(), prepared.ID); err != nil || !reflect.DeepEqual(stored, prepared) {
 				t.Fatalf("before YNAB is called the journal holds %+v, %v; want %+v", stored, err, prepared)
 			}
 			got, err := c.settle(j, prepared.ID)
@@ -83,7 +83,7 @@ func TestWriteAhead(t *testing.T) {
 			if types := eventTypes(got); !reflect.DeepEqual(types, wantTypes) {
 				t.Errorf("events = %v, want %v", types, wantTypes)
 			}
-			if stored, err := j.Get(got.ID); err != nil || !reflect.DeepEqual(stored, got) {
+			if stored, err := j.Get(t.Context(), got.ID); err != nil || !reflect.DeepEqual(stored, got) {
 				t.Errorf("Get = %+v, %v; want what was returned: %+v", stored, err, got)
 			}
 			replay(t, path)
@@ -147,7 +147,7 @@ func TestPrepareRefusesBadDrafts(t *testing.T) {
 			before := fileState(t, path)
 			d := testDraft("plan-1", "set_category_budget")
 			c.change(&d)
-			_, err := j.Prepare(d)
+			_, err := j.Prepare(t.Context(), d)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v, want one that says %q", err, c.want)
 			}
@@ -163,11 +163,11 @@ func TestOutcomeOnlyOnce(t *testing.T) {
 	op := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
 	mustApplied(t, j, op.ID, Outcome{Requests: 1})
 
-	_, err := j.Applied(op.ID, Outcome{Requests: 1})
+	_, err := j.Applied(t.Context(), op.ID, Outcome{Requests: 1})
 	wantErr(t, err, ErrNotPrepared)
-	_, err = j.Failed(op.ID, "timeout", 1)
+	_, err = j.Failed(t.Context(), op.ID, "timeout", 1)
 	wantErr(t, err, ErrNotPrepared)
-	got, err := j.Get(op.ID)
+	got, err := j.Get(t.Context(), op.ID)
 	if err != nil || got.Status != StatusApplied || len(got.Events) != 2 {
 		t.Errorf("after refused outcomes: %s with %d events, %v", got.Status, len(got.Events), err)
 	}
@@ -176,11 +176,11 @@ func TestOutcomeOnlyOnce(t *testing.T) {
 func TestUnknownIDs(t *testing.T) {
 	j, _ := openTest(t)
 	for _, id := range []string{"01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", "not-an-id", ""} {
-		_, err := j.Get(id)
+		_, err := j.Get(t.Context(), id)
 		wantErr(t, err, ErrNotFound)
-		_, err = j.Applied(id, Outcome{})
+		_, err = j.Applied(t.Context(), id, Outcome{})
 		wantErr(t, err, ErrNotFound)
-		_, err = j.Failed(id, "x", 0)
+		_, err = j.Failed(t.Context(), id, "x", 0)
 		wantErr(t, err, ErrNotFound)
 	}
 }
@@ -195,7 +195,7 @@ func TestUndo(t *testing.T) {
 	u := mustPrepare(t, j, undo)
 
 	// While the undo's outcome is unknown, nobody else may undo the same operation.
-	_, err := j.Prepare(undo)
+	_, err := j.Prepare(t.Context(), undo)
 	if err == nil || !strings.Contains(err.Error(), "already being undone by "+u.ID) {
 		t.Fatalf("a second undo in flight: error = %v", err)
 	}
@@ -207,7 +207,7 @@ func TestUndo(t *testing.T) {
 	if u.UndoOf != orig.ID {
 		t.Errorf("undo of %q, want %s", u.UndoOf, orig.ID)
 	}
-	got, err := j.Get(orig.ID)
+	got, err := j.Get(t.Context(), orig.ID)
 	if err != nil || got.UndoneBy != u.ID || got.Status != StatusApplied {
 		t.Fatalf("original after undo: undone by %q, %s, %v", got.UndoneBy, got.Status, err)
 	}
@@ -215,7 +215,7 @@ func TestUndo(t *testing.T) {
 		t.Errorf("original's events = %v", types)
 	}
 
-	_, err = j.Prepare(undo)
+	_, err = j.Prepare(t.Context(), undo)
 	wantErr(t, err, ErrAlreadyUndone)
 
 	// Undoing the undo redoes; the redo is an operation like any other.
@@ -236,7 +236,7 @@ func TestUndoThatFailedLeavesTheTargetUndoable(t *testing.T) {
 	undo := testDraft("plan-1", "undo_operation")
 	undo.UndoOf = orig.ID
 	u := mustPrepare(t, j, undo)
-	if _, err := j.Failed(u.ID, "YNAB is down", 1); err != nil {
+	if _, err := j.Failed(t.Context(), u.ID, "YNAB is down", 1); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustGet(t, j, orig.ID); got.UndoneBy != "" {
@@ -253,13 +253,13 @@ func TestOnlyAppliedOperationsCanBeUndone(t *testing.T) {
 	j, _ := openTest(t)
 	prepared := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
 	failed := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-	if _, err := j.Failed(failed.ID, "no", 1); err != nil {
+	if _, err := j.Failed(t.Context(), failed.ID, "no", 1); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{prepared.ID: "is prepared", failed.ID: "is failed"} {
 		undo := testDraft("plan-1", "undo_operation")
 		undo.UndoOf = id
-		_, err := j.Prepare(undo)
+		_, err := j.Prepare(t.Context(), undo)
 		if err == nil || !strings.Contains(err.Error(), want+": only an applied operation can be undone") {
 			t.Errorf("undo of %s: error = %v", want, err)
 		}
@@ -275,7 +275,7 @@ func TestSecondUndoneLinkIsRefused(t *testing.T) {
 	for i := range 2 {
 		undo := testDraft("plan-1", "undo_operation")
 		undo.UndoOf = orig.ID
-		err := j.update(func(tx *bbolt.Tx) error { // past the checks of Prepare
+		err := j.update(t.Context(), func(tx *bbolt.Tx) error { // past the checks of Prepare
 			op, err := j.prepare(tx, undo)
 			second = op
 			return err
@@ -287,7 +287,7 @@ func TestSecondUndoneLinkIsRefused(t *testing.T) {
 			mustApplied(t, j, second.ID, Outcome{Requests: 1})
 		}
 	}
-	_, err := j.Applied(second.ID, Outcome{Requests: 1})
+	_, err := j.Applied(t.Context(), second.ID, Outcome{Requests: 1})
 	wantErr(t, err, ErrAlreadyUndone)
 	if got := mustGet(t, j, second.ID); got.Status != StatusPrepared {
 		t.Errorf("the refused undo is %s, want still prepared", got.Status)
@@ -306,7 +306,7 @@ func TestEventsAreNeverRewritten(t *testing.T) {
 	u := mustPrepare(t, j, undo)
 	mustApplied(t, j, u.ID, Outcome{Requests: 1})
 	b := mustPrepare(t, j, testDraft("plan-2", "flag_transactions"))
-	if _, err := j.Failed(b.ID, "no", 0); err != nil {
+	if _, err := j.Failed(t.Context(), b.ID, "no", 0); err != nil {
 		t.Fatal(err)
 	}
 	later := events(t, path)
@@ -352,7 +352,7 @@ func TestIDsFollowCommitsWhenTheClockGoesBack(t *testing.T) {
 	for range 5 {
 		ids = append(ids, mustPrepare(t, j, testDraft("plan-1", "set_category_budget")).ID)
 	}
-	ops, err := j.List(Filter{})
+	ops, err := j.List(t.Context(), Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,12 +368,12 @@ func TestIDsFollowCommitsWhenTheClockGoesBack(t *testing.T) {
 func TestAnswered(t *testing.T) {
 	j, path := openTest(t)
 	op := mustPrepare(t, j, testDraft("plan-1", "create_transactions"))
-	if err := j.Answered(op.ID); err == nil {
+	if err := j.Answered(t.Context(), op.ID); err == nil {
 		t.Fatal("a prepared operation was recorded as answered")
 	}
 	mustApplied(t, j, op.ID, Outcome{Requests: 1})
 	for range 2 {
-		if err := j.Answered(op.ID); err != nil {
+		if err := j.Answered(t.Context(), op.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -382,9 +382,9 @@ func TestAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := j.Get(op.ID)
+	got, err := j.Get(t.Context(), op.ID)
 	if err != nil || !got.Answered || got.Status != StatusApplied || len(got.Events) != 3 {
 		t.Fatalf("after Answered twice: answered %v, %s, %d events, %v; want answered, applied, 3 events", got.Answered, got.Status, len(got.Events), err)
 	}
-	wantErr(t, j.Answered("01JD3Q6V5G8Y2ZQ4M7N9P0R1ST"), ErrNotFound)
+	wantErr(t, j.Answered(t.Context(), "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST"), ErrNotFound)
 }

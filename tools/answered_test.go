@@ -34,7 +34,7 @@ func (a *afterAnswers) taken() ([]mcp.Request, []func()) {
 func TestAnsweredWhenTheTransportWroteTheAnswer(t *testing.T) {
 	answered := func(e *testEnv, id string) bool {
 		t.Helper()
-		op, err := e.journal.Get(id)
+		op, err := e.journal.Get(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -115,7 +115,7 @@ func (e *testEnv) txeditsRefuses(tool string, args map[string]any, want string) 
 // txeditsOperation returns the journal's operation id, which must be applied and confirmed via.
 func (e *testEnv) txeditsOperation(id, via string) journal.Operation {
 	e.t.Helper()
-	op, err := e.journal.Get(id)
+	op, err := e.journal.Get(context.Background(), id)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -249,7 +249,7 @@ func TestCreateTransactionsLostAnswer(t *testing.T) {
 		again.Message != "Created 0 new transaction(s) on Betaalrekening; 1 were already in YNAB, entered by operation "+op.ID+", and were not entered again." {
 		t.Fatalf("retry %+v, counts %+v, %d created; want applied, nothing written, still one", again, c, len(createsMade(e)))
 	}
-	retry, err := e.journal.Get(again.OperationID)
+	retry, err := e.journal.Get(t.Context(), again.OperationID)
 	if err != nil || retry.Changes[0].EnteredBy != op.ID {
 		t.Fatalf("retry journaled as %+v, %v; want its change entered by %s", retry, err, op.ID)
 	}

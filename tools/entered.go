@@ -96,7 +96,7 @@ func (h *handlers) findEntered(ctx context.Context, op journal.Operation, cs []j
 	if err != nil {
 		return fmt.Errorf("reading the transactions new since the write: %w", err)
 	}
-	used, err := h.ownedElsewhere(op)
+	used, err := h.ownedElsewhere(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -118,8 +118,8 @@ func (h *handlers) findEntered(ctx context.Context, op journal.Operation, cs []j
 
 // ownedElsewhere lists the transactions other operations of op's plan entered around its time:
 // they are not op's, however alike.
-func (h *handlers) ownedElsewhere(op journal.Operation) (map[string]bool, error) {
-	ops, err := h.Journal.List(journal.Filter{PlanID: op.PlanID, Since: op.Time.Add(-24 * time.Hour), Limit: 10000})
+func (h *handlers) ownedElsewhere(ctx context.Context, op journal.Operation) (map[string]bool, error) {
+	ops, err := h.Journal.List(ctx, journal.Filter{PlanID: op.PlanID, Since: op.Time.Add(-24 * time.Hour), Limit: 10000})
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal: %w", err)
 	}
@@ -185,7 +185,7 @@ func sentMatches(sent json.RawMessage, t *ynab.Transaction) bool {
 // still prepared is settled first, by reading YNAB (the caller holds the plan's lock, so no
 // other writer is at work on it).
 func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string, same func(journal.Operation) bool, cs []journal.Change) error {
-	ops, err := h.Journal.List(journal.Filter{PlanID: p.ID, Tool: tool, Since: h.Now().Add(-24 * time.Hour), Limit: 1000})
+	ops, err := h.Journal.List(ctx, journal.Filter{PlanID: p.ID, Tool: tool, Since: h.Now().Add(-24 * time.Hour), Limit: 1000})
 	if err != nil {
 		return fmt.Errorf("reading the journal: %w", err)
 	}
@@ -201,7 +201,7 @@ func (h *handlers) enteredBefore(ctx context.Context, p *ynab.Plan, tool string,
 			if err != nil {
 				return fmt.Errorf("an earlier identical call (journal entry %s) has no known outcome, and reading YNAB to settle it failed: %w", op.ID, err)
 			}
-			if op, err = h.Journal.Resolve(op.ID, checked); err != nil {
+			if op, err = h.Journal.Resolve(ctx, op.ID, checked); err != nil {
 				return err
 			}
 		}

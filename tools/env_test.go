@@ -231,7 +231,7 @@ func decode(t testing.TB, res *mcp.CallToolResult, out any) {
 // operations lists the journal's operations; a journal that cannot be read fails the test.
 func (e *testEnv) operations(f journal.Filter) []journal.Operation {
 	e.t.Helper()
-	ops, err := e.journal.List(f)
+	ops, err := e.journal.List(context.Background(), f)
 	if err != nil {
 		e.t.Fatalf("listing the journal: %v", err)
 	}
@@ -241,7 +241,7 @@ func (e *testEnv) operations(f journal.Filter) []journal.Operation {
 // operation reads one operation of the journal; one that cannot be read fails the test.
 func (e *testEnv) operation(id string) journal.Operation {
 	e.t.Helper()
-	op, err := e.journal.Get(id)
+	op, err := e.journal.Get(context.Background(), id)
 	if err != nil {
 		e.t.Fatalf("reading operation %s from the journal: %v", id, err)
 	}

@@ -56,7 +56,7 @@ type getOperationOut struct {
 
 func (h *handlers) getOperation(ctx context.Context, _ *mcp.CallToolRequest, in getOperationIn) (*mcp.CallToolResult, getOperationOut, error) {
 	id := strings.TrimSpace(in.OperationID)
-	op, err := h.Journal.Get(id)
+	op, err := h.Journal.Get(ctx, id)
 	if errors.Is(err, journal.ErrNotFound) {
 		return nil, getOperationOut{}, fmt.Errorf("operation_id: there is no operation %s in the journal; list_operations shows the recent ones", quoted(id))
 	}

@@ -77,7 +77,7 @@ func (h *handlers) listOperations(ctx context.Context, _ *mcp.CallToolRequest, i
 	if status != "" && !slices.Contains(opStatuses, status) {
 		return nil, listOperationsOut{}, fmt.Errorf("status: %s is not one of %s", quoted(in.Status), strings.Join(opStatuses, ", "))
 	}
-	ops, err := h.Journal.List(journal.Filter{PlanID: strings.TrimSpace(in.PlanID), Tool: strings.TrimSpace(in.Tool), Status: journal.Status(status), Limit: limit})
+	ops, err := h.Journal.List(ctx, journal.Filter{PlanID: strings.TrimSpace(in.PlanID), Tool: strings.TrimSpace(in.Tool), Status: journal.Status(status), Limit: limit})
 	if err != nil {
 		return nil, listOperationsOut{}, fmt.Errorf("reading the journal: %w", err)
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func moneyApply(e *testEnv, tool string, args map[string]any, writes int) (strin
 	if c.Reads > 1 || c.Writes != writes || out.YNABRequests != c.Total {
 		e.t.Fatalf("%s cost %+v (reported %d); want at most 1 read and %d write(s)", tool, c, out.YNABRequests, writes)
 	}
-	op, err := e.journal.Get(out.OperationID)
+	op, err := e.journal.Get(context.Background(), out.OperationID)
 	if err != nil || op.Status != journal.StatusApplied || op.ConfirmedVia != "code" || op.Preview != preview {
 		e.t.Fatalf("journal entry %+v (%v); want applied, confirmed by code, with the preview", op, err)
 	}

@@ -51,7 +51,7 @@ func (e *testEnv) restaurantsAssigned() int64 {
 // onlyOperation returns the journal's one operation.
 func (e *testEnv) onlyOperation() journal.Operation {
 	e.t.Helper()
-	ops, err := e.journal.List(journal.Filter{})
+	ops, err := e.journal.List(context.Background(), journal.Filter{})
 	if err != nil || len(ops) != 1 {
 		e.t.Fatalf("journal holds %d operations (%v), want 1", len(ops), err)
 	}

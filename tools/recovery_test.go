@@ -22,7 +22,7 @@ func TestRecoveryResolvesPreparedOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	prepare := func(after int64) journal.Operation {
-		op, err := e.journal.Prepare(journal.Draft{PlanID: p.ID, Tool: "set_category_budget", Summary: "Budget Restaurants",
+		op, err := e.journal.Prepare(ctx, journal.Draft{PlanID: p.ID, Tool: "set_category_budget", Summary: "Budget Restaurants",
 			ConfirmedVia: "code", Changes: []journal.Change{assignedChange(p, cat, "2026-12-01", 120000, after)}})
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +47,7 @@ func TestRecoveryResolvesPreparedOperations(t *testing.T) {
 		op   journal.Operation
 		want journal.Status
 	}{{lost, journal.StatusFailed}, {landed, journal.StatusApplied}} {
-		got, err := e.journal.Get(c.op.ID)
+		got, err := e.journal.Get(ctx, c.op.ID)
 		if err != nil || got.Status != c.want || got.Events[len(got.Events)-1].Type != "recovered" {
 			t.Errorf("operation %s after recovery: %s (%v), want %s by a recovered event", c.op.ID, got.Status, err, c.want)
 		}

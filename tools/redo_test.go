@@ -24,7 +24,7 @@ func TestRedoOfACreateWithALostAnswer(t *testing.T) {
 	var redone writeOut
 	e.ok("undo_operation", map[string]any{"operation_id": undone.OperationID}, &redone)
 	made := createsMade(e)
-	op, err := e.journal.Get(redone.OperationID)
+	op, err := e.journal.Get(t.Context(), redone.OperationID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRecoveryFindsACreateByWhatItSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.journal.Resolve(op.ID, changes); err != nil {
+	if _, err := e.journal.Resolve(t.Context(), op.ID, changes); err != nil {
 		t.Fatal(err)
 	}
 	made := createsMade(e)

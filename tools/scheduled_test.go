@@ -282,7 +282,7 @@ func TestScheduleRetryOfAnUnansweredCreate(t *testing.T) {
 		t.Fatalf("undoing the retry left %d schedules; want the first call's one left alone", n)
 	}
 
-	if err := e.journal.Answered(first.OperationID); err != nil {
+	if err := e.journal.Answered(t.Context(), first.OperationID); err != nil {
 		t.Fatal(err)
 	}
 	e.confirmedByCode("create_scheduled_transaction", args)

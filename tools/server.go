@@ -269,7 +269,9 @@ func (h *handlers) afterAnswer(req mcp.Request, id string) {
 // answered records that the outcome of operation id is told to the client. A failure to record
 // it is logged: at worst an identical call is then taken for a retry.
 func (h *handlers) answered(id string) {
-	if err := h.Journal.Answered(id); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := h.Journal.Answered(ctx, id); err != nil {
 		h.log.Warn("the journal did not record that a write was answered", "operation", id, "err", err)
 	}
 }

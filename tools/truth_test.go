@@ -53,7 +53,7 @@ func truthOperation(e *testEnv, id string) truthOp {
 	decode(e.t, res, &op)
 	b, _ := json.Marshal(res.StructuredContent)
 	op.raw = string(b)
-	recorded, err := e.journal.Get(id)
+	recorded, err := e.journal.Get(context.Background(), id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func truthRecordedEnteredBy(ch journal.Change) string {
 // truthNewest returns the id of the newest operation in the journal.
 func truthNewest(e *testEnv) string {
 	e.t.Helper()
-	ops, err := e.journal.List(journal.Filter{Limit: 1})
+	ops, err := e.journal.List(context.Background(), journal.Filter{Limit: 1})
 	if err != nil || len(ops) == 0 {
 		e.t.Fatalf("the journal holds no operation (%v)", err)
 	}
@@ -484,7 +484,7 @@ func TestTruthRetryOfAnUnansweredCreate(t *testing.T) {
 	}
 
 	for _, id := range []string{first.OperationID, retried.OperationID} {
-		if err := e.journal.Answered(id); err != nil {
+		if err := e.journal.Answered(t.Context(), id); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -40,7 +40,7 @@ type undoOut struct {
 
 func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, in undoOperationIn) (*mcp.CallToolResult, undoOut, error) {
 	id := strings.TrimSpace(in.OperationID)
-	op, err := h.Journal.Get(id)
+	op, err := h.Journal.Get(ctx, id)
 	if errors.Is(err, journal.ErrNotFound) {
 		return nil, undoOut{}, fmt.Errorf("operation_id: there is no operation %s in the journal; list_operations shows the recent ones", quoted(id))
 	}
@@ -53,7 +53,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 	var left []string
 	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		// The journal is read again: under the lock, the operation may have been undone since.
-		op, err := h.Journal.Get(op.ID)
+		op, err := h.Journal.Get(ctx, op.ID)
 		if err != nil {
 			return nil, fmt.Errorf("reading the journal: %w", err)
 		}

@@ -40,7 +40,7 @@ func TestUndoRedoChainOfABudget(t *testing.T) {
 	if e.restaurantsAssigned() != 120000 {
 		t.Fatal("the undo did not put 120.00 back")
 	}
-	orig, err := e.journal.Get(w.OperationID)
+	orig, err := e.journal.Get(t.Context(), w.OperationID)
 	if err != nil || orig.UndoneBy != u1.OperationID {
 		t.Fatalf("the original's journal entry = %+v, %v; want it undone by %s", orig, err, u1.OperationID)
 	}

@@ -66,6 +66,11 @@ const lockWait = 30 * time.Second
 // stopping), so that the journal learns what happened.
 const settleTimeout = 30 * time.Second
 
+// recordTimeout bounds a journal write made after YNAB answered (the outcome, that the answer
+// reached the client). Like the settling read it runs even when the call was cancelled: a
+// client that goes away must not leave what YNAB did unrecorded.
+const recordTimeout = 10 * time.Second
+
 // preview is the text the person sees: the first line, the change lines (at most 20, then
 // "… and N more"), then any warnings.
 func (w *edit) preview() string {
@@ -283,7 +288,7 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, out, fmt.Errorf("%s: recording the change: %w", w.tool, err)
 	}
-	op, err := h.Journal.Prepare(journal.Draft{
+	op, err := h.Journal.Prepare(ctx, journal.Draft{
 		PlanID: w.plan.ID, Tool: w.tool, Subject: subject, Fingerprint: fingerprint, Preview: preview,
 		Summary: happened(w.first), Changes: w.changes, ConfirmedVia: via, Client: clientOf(req), UndoOf: w.undoOf,
 		KnowledgeBefore: w.plan.Knowledge,
@@ -351,12 +356,15 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 			}
 		}
 	}
+	// YNAB has answered: what it did is recorded even if the client has gone away meanwhile.
+	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	var recorded journal.Operation
 	if countOutcome(outcome.Changes, journal.OutcomeApplied) == 0 && (len(outcome.Changes) > 0 || outcome.ReadBack) {
-		recorded, err = h.Journal.Failed(op.ID, applyErr.Error(), counter.N())
+		recorded, err = h.Journal.Failed(recordCtx, op.ID, applyErr.Error(), counter.N())
 	} else {
-		recorded, err = h.Journal.Applied(op.ID, outcome)
+		recorded, err = h.Journal.Applied(recordCtx, op.ID, outcome)
 	}
+	cancel()
 	if err != nil {
 		// YNAB's state is as found; the journal keeps the entry prepared, and the next start settles it.
 		h.log.Error("journal: recording the outcome of a write", "operation", op.ID, "err", err)

@@ -162,7 +162,7 @@ func wrRoundTrip(t *testing.T, tool string, args func(e *testEnv) map[string]any
 		t.Fatalf("after the redo the plan differs from after the write:\n%s", firstDifference(got, after))
 	}
 	get := func(id string) journal.Operation {
-		op, err := e.journal.Get(id)
+		op, err := e.journal.Get(t.Context(), id)
 		if err != nil || op.Status != journal.StatusApplied {
 			t.Fatalf("journal entry %s: %+v (%v); want applied", id, op, err)
 		}

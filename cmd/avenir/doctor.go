@@ -296,7 +296,7 @@ func checkJournal(path string) check {
 		}
 		return c
 	}
-	pending, err := j.Pending()
+	pending, err := j.Pending(context.Background())
 	if err != nil {
 		c.status, c.found = checkFail, err.Error()
 		return c

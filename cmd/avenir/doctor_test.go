@@ -99,9 +99,9 @@ func TestDoctorGoodSetup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		op, err := j.Prepare(journal.Draft{PlanID: sandbox.PlanID, Tool: "set_category_budget", Summary: "Budget Restaurants", ConfirmedVia: "code"})
+		op, err := j.Prepare(t.Context(), journal.Draft{PlanID: sandbox.PlanID, Tool: "set_category_budget", Summary: "Budget Restaurants", ConfirmedVia: "code"})
 		if err == nil {
-			_, err = j.Applied(op.ID, journal.Outcome{Requests: 1})
+			_, err = j.Applied(t.Context(), op.ID, journal.Outcome{Requests: 1})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestDoctorBrokenSetups(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := j.Prepare(journal.Draft{PlanID: sandbox.PlanID, Tool: "set_category_budget", Summary: "Budget Restaurants", ConfirmedVia: "code"}); err != nil {
+			if _, err := j.Prepare(t.Context(), journal.Draft{PlanID: sandbox.PlanID, Tool: "set_category_budget", Summary: "Budget Restaurants", ConfirmedVia: "code"}); err != nil {
 				t.Fatal(err)
 			}
 		}, "warn", "journal", "1 left unfinished by a crash", "settles them at its next start", false, 2},

@@ -203,7 +203,7 @@ func TestHostedTSOAuth(t *testing.T) {
 	// confirmed by code from this client, and in no one else's journal.
 	written := func(t *testing.T, login, op string, person, other int64) {
 		t.Helper()
-		got, err := a.h.journals.For(person).Get(op)
+		got, err := a.h.journals.For(person).Get(ctx, op)
 		if err != nil {
 			t.Fatalf("%s's journal: %v", login, err)
 		}
@@ -211,13 +211,13 @@ func TestHostedTSOAuth(t *testing.T) {
 			got.ConfirmedVia != "code" || got.Client.Name != "avenir-hosted-ts" {
 			t.Fatalf("%s's journal holds %s: tool %s, plan %s, status %s, confirmed via %s, client %q", login, op, got.Tool, got.PlanID, got.Status, got.ConfirmedVia, got.Client.Name)
 		}
-		if _, err := a.h.journals.For(other).Get(op); err == nil {
+		if _, err := a.h.journals.For(other).Get(ctx, op); err == nil {
 			t.Fatalf("%s's operation %s is in another person's journal", login, op)
 		}
 	}
 	journalSize := func(t *testing.T, person int64) int {
 		t.Helper()
-		ops, err := a.h.journals.For(person).List(journal.Filter{Since: start, Limit: 100})
+		ops, err := a.h.journals.For(person).List(ctx, journal.Filter{Since: start, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +419,7 @@ func TestHostedTSOAuth(t *testing.T) {
 		if got := e.assigned("alice", "Restaurants"); got != 22220 {
 			t.Fatalf("alice's Restaurants holds %d after the card's answer, want 22220", got)
 		}
-		op, err := a.h.journals.For(people["alice"]).Get(r.Write.OperationID)
+		op, err := a.h.journals.For(people["alice"]).Get(ctx, r.Write.OperationID)
 		if err != nil || op.ConfirmedVia != "app" || op.Status != journal.StatusApplied {
 			t.Fatalf("alice's card write in the journal instance A reads: %+v, %v; want applied, confirmed by app", op, err)
 		}

@@ -125,7 +125,7 @@ func (c journalCmd) list(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	ops, err := j.List(f)
+	ops, err := j.List(context.Background(), f)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func (c journalCmd) show(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	op, err := j.Get(ids[0])
+	op, err := j.Get(context.Background(), ids[0])
 	if err != nil {
 		return err
 	}
@@ -270,7 +270,7 @@ func (c journalCmd) resolve(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	op, err := j.ResolveByHand(id, applied, resolvedBy)
+	op, err := j.ResolveByHand(context.Background(), id, applied, resolvedBy)
 	if err != nil {
 		return fmt.Errorf("journal resolve: %w", err)
 	}

@@ -61,7 +61,7 @@ func seedJournal(t *testing.T) (string, seeded) {
 		if d.Client == (journal.Client{}) {
 			d.Client = claude
 		}
-		op, err := j.Prepare(d)
+		op, err := j.Prepare(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func seedJournal(t *testing.T) (string, seeded) {
 	}
 	applied := func(id string, o journal.Outcome) {
 		t.Helper()
-		if _, err := j.Applied(id, o); err != nil {
+		if _, err := j.Applied(t.Context(), id, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +126,7 @@ func seedJournal(t *testing.T) (string, seeded) {
 			Before: json.RawMessage(`{"flag_color":null}`), After: json.RawMessage(`{"flag_color":"red"}`)}},
 		ConfirmedVia: "mrtr",
 	})
-	if _, err := j.Failed(s.flag, "YNAB answered 429: too many requests; the limit resets in 12 minutes", 1); err != nil {
+	if _, err := j.Failed(t.Context(), s.flag, "YNAB answered 429: too many requests; the limit resets in 12 minutes", 1); err != nil {
 		t.Fatal(err)
 	}
 
@@ -345,9 +345,9 @@ func TestJournalWhileAServerWrites(t *testing.T) {
 				return
 			default:
 			}
-			op, err := server.Prepare(journal.Draft{PlanID: planHome, Tool: "set_category_budget", Summary: "Set Restaurants", ConfirmedVia: "mrtr"})
+			op, err := server.Prepare(t.Context(), journal.Draft{PlanID: planHome, Tool: "set_category_budget", Summary: "Set Restaurants", ConfirmedVia: "mrtr"})
 			if err == nil {
-				_, err = server.Applied(op.ID, journal.Outcome{Requests: 1})
+				_, err = server.Applied(t.Context(), op.ID, journal.Outcome{Requests: 1})
 			}
 			if err != nil {
 				t.Error(err)
@@ -379,7 +379,7 @@ func seedCutImports(t *testing.T, path string) (first, second string) {
 	}
 	var ids []string
 	for range 2 {
-		op, err := crashed.Prepare(journal.Draft{PlanID: planHome, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
+		op, err := crashed.Prepare(t.Context(), journal.Draft{PlanID: planHome, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
 			Subject: json.RawMessage(`{"linked_account_ids":["acc-betaal"]}`), ConfirmedVia: "none", Client: journal.Client{Name: "claude-ai", Version: "1.2.0"}})
 		if err != nil {
 			t.Fatal(err)
@@ -488,9 +488,9 @@ func TestJournalResolveWhileAServerWrites(t *testing.T) {
 				return
 			default:
 			}
-			op, err := server.Prepare(journal.Draft{PlanID: planHome, Tool: "set_category_budget", Summary: "Set Restaurants", ConfirmedVia: "mrtr"})
+			op, err := server.Prepare(t.Context(), journal.Draft{PlanID: planHome, Tool: "set_category_budget", Summary: "Set Restaurants", ConfirmedVia: "mrtr"})
 			if err == nil {
-				_, err = server.Applied(op.ID, journal.Outcome{Requests: 1})
+				_, err = server.Applied(t.Context(), op.ID, journal.Outcome{Requests: 1})
 			}
 			if err != nil {
 				t.Error(err)
@@ -510,7 +510,7 @@ func TestJournalResolveWhileAServerWrites(t *testing.T) {
 		id     string
 		status journal.Status
 	}{{first, journal.StatusApplied}, {second, journal.StatusFailed}} {
-		op, err := server.Get(r.id)
+		op, err := server.Get(t.Context(), r.id)
 		if err != nil {
 			t.Fatal(err)
 		}

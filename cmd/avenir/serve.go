@@ -222,7 +222,7 @@ func isTerminal(r any) bool {
 // changes are there. One it cannot decide now (YNAB unreachable) stays prepared for next time;
 // the server starts either way.
 func recoverJournal(ctx context.Context, j journal.Store, d tools.Deps, log *slog.Logger) {
-	pending, err := j.Pending()
+	pending, err := j.Pending(ctx)
 	if err != nil || len(pending) == 0 {
 		if err != nil {
 			log.Warn("journal: could not look for unfinished operations", "err", err)

@@ -42,11 +42,6 @@ type opKey struct {
 	id     string
 }
 
-// journalTimeout bounds each call of a Store method (they take no context), so that a database
-// that stops answering fails a write in seconds: a write that cannot record "prepared" calls
-// nothing in YNAB.
-const journalTimeout = 10 * time.Second
-
 // OpenJournal migrates the avenir_journal schema to this avenir's version (see MigrateJournal)
 // and returns the journals on pool.
 //

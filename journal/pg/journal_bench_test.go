@@ -53,14 +53,14 @@ func BenchmarkWrite(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					op, err := s.Prepare(d)
+					op, err := s.Prepare(context.Background(), d)
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := s.Applied(op.ID, journal.Outcome{Requests: 1}); err != nil {
+					if _, err := s.Applied(context.Background(), op.ID, journal.Outcome{Requests: 1}); err != nil {
 						b.Fatal(err)
 					}
-					if err := s.Answered(op.ID); err != nil {
+					if err := s.Answered(context.Background(), op.ID); err != nil {
 						b.Fatal(err)
 					}
 					unlock()

@@ -52,7 +52,7 @@ func runChild(role string) error {
 			return err
 		}
 		for _, d := range []journal.Draft{storetest.Draft("plan-a", "set_category_budget"), storetest.ImportDraft("plan-a")} {
-			op, err := s.Prepare(d)
+			op, err := s.Prepare(ctx, d)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func writeOps(s journal.Store, seed int) error {
 		if err != nil {
 			return err
 		}
-		op, err := s.Prepare(d)
+		op, err := s.Prepare(context.Background(), d)
 		if err != nil {
 			return err
 		}
@@ -91,11 +91,11 @@ func writeOps(s journal.Store, seed int) error {
 		var settled journal.Operation
 		switch rng.IntN(8) {
 		case 0:
-			settled, err = s.Failed(op.ID, "YNAB answered 503", 1)
+			settled, err = s.Failed(context.Background(), op.ID, "YNAB answered 503", 1)
 		case 1:
-			settled, err = s.Applied(op.ID, journal.Outcome{Partial: true, Note: "only the flags", Requests: 2})
+			settled, err = s.Applied(context.Background(), op.ID, journal.Outcome{Partial: true, Note: "only the flags", Requests: 2})
 		default:
-			settled, err = s.Applied(op.ID, journal.Outcome{ServerKnowledge: int64(i), Requests: 1})
+			settled, err = s.Applied(context.Background(), op.ID, journal.Outcome{ServerKnowledge: int64(i), Requests: 1})
 		}
 		if err != nil {
 			return err
@@ -107,10 +107,10 @@ func writeOps(s journal.Store, seed int) error {
 				fmt.Printf("undone %s %s\n", d.UndoOf, op.ID)
 			}
 		}
-		if err := s.Answered(op.ID); err != nil {
+		if err := s.Answered(context.Background(), op.ID); err != nil {
 			return err
 		}
-		answered, err := s.Get(op.ID)
+		answered, err := s.Get(context.Background(), op.ID)
 		if err != nil {
 			return err
 		}
@@ -192,7 +192,7 @@ func TestJournalKilledWriters(t *testing.T) {
 			}
 		}
 		recovered += len(ops)
-		if pending, err := js.For(1).Pending(); err != nil || len(pending) != 0 {
+		if pending, err := js.For(1).Pending(t.Context()); err != nil || len(pending) != 0 {
 			t.Fatalf("kill %d: after Recover, still pending: %v, %v", kill, pending, err)
 		}
 		reported.check(t, checkConsistent(t, pool)[1])
@@ -223,7 +223,7 @@ func TestJournalKilledHolder(t *testing.T) {
 		reported.add(t, []string{line})
 	}
 	s := js2(t, dsn).For(1)
-	pending, err := s.Pending()
+	pending, err := s.Pending(t.Context())
 	if err != nil || len(pending) != 2 {
 		t.Fatalf("pending = %v, %v; want the child's two", pending, err)
 	}
@@ -243,7 +243,7 @@ func TestJournalKilledHolder(t *testing.T) {
 	if ops, err := s.Recover(context.Background(), checker); err != nil || len(ops) != 0 {
 		t.Fatalf("Recover while the writer lives = %v, %v; want nothing settled", ops, err)
 	}
-	if _, err := s.ResolveByHand(cut, true, "by the person"); !errors.Is(err, journal.ErrWriting) {
+	if _, err := s.ResolveByHand(t.Context(), cut, true, "by the person"); !errors.Is(err, journal.ErrWriting) {
 		t.Fatalf("ResolveByHand while the writer lives: %v, want ErrWriting", err)
 	}
 
@@ -255,7 +255,7 @@ func TestJournalKilledHolder(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), cut+" (Import transactions from linked accounts?) stays prepared") {
 		t.Fatalf("Recover once the writer died: %v, want it to say the import stays prepared", err)
 	}
-	if op, err := s.ResolveByHand(cut, false, "by the person"); err != nil || op.Status != journal.StatusFailed {
+	if op, err := s.ResolveByHand(t.Context(), cut, false, "by the person"); err != nil || op.Status != journal.StatusFailed {
 		t.Fatalf("ResolveByHand once the writer died = %v, %v", op.Status, err)
 	}
 }

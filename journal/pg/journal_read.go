@@ -94,19 +94,17 @@ func scanOps(rows pgx.Rows) ([]journal.Operation, error) {
 
 // Get returns the person's operation id with all its events, or journal.ErrNotFound, which is
 // also what another person's operation is.
-func (s *store) Get(id string) (journal.Operation, error) {
+func (s *store) Get(ctx context.Context, id string) (journal.Operation, error) {
 	key, err := s.parse(id)
 	if err != nil {
 		return journal.Operation{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), journalTimeout)
-	defer cancel()
 	return readOp(ctx, s.js.pool, s.person, key)
 }
 
 // List returns the person's operations f selects, newest first. The operations and their
 // events are read in one statement, so one snapshot of the journal.
-func (s *store) List(f journal.Filter) ([]journal.Operation, error) {
+func (s *store) List(ctx context.Context, f journal.Filter) ([]journal.Operation, error) {
 	if s.person < 1 {
 		return nil, errNoPerson
 	}
@@ -115,26 +113,24 @@ func (s *store) List(f journal.Filter) ([]journal.Operation, error) {
 	}
 	where, args := s.filter(f)
 	args = append(args, f.Limit)
-	return s.query(fmt.Sprintf(`WITH selected AS (
+	return s.query(ctx, fmt.Sprintf(`WITH selected AS (
 			SELECT o.id FROM avenir_journal.operations o WHERE %s ORDER BY o.id DESC LIMIT $%d)
 		SELECT e.operation, e.event FROM avenir_journal.events e JOIN selected ON e.operation = selected.id
 		WHERE e.person = $1 ORDER BY e.operation DESC, e.id`, where, len(args)), args...)
 }
 
 // Pending returns the person's operations still prepared, oldest first.
-func (s *store) Pending() ([]journal.Operation, error) {
+func (s *store) Pending(ctx context.Context) ([]journal.Operation, error) {
 	if s.person < 1 {
 		return nil, errNoPerson
 	}
 	where, args := s.filter(journal.Filter{Status: journal.StatusPrepared})
-	return s.query(fmt.Sprintf(`WITH selected AS (SELECT o.id FROM avenir_journal.operations o WHERE %s)
+	return s.query(ctx, fmt.Sprintf(`WITH selected AS (SELECT o.id FROM avenir_journal.operations o WHERE %s)
 		SELECT e.operation, e.event FROM avenir_journal.events e JOIN selected ON e.operation = selected.id
 		WHERE e.person = $1 ORDER BY e.operation, e.id`, where), args...)
 }
 
-func (s *store) query(sql string, args ...any) ([]journal.Operation, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), journalTimeout)
-	defer cancel()
+func (s *store) query(ctx context.Context, sql string, args ...any) ([]journal.Operation, error) {
 	rows, err := s.js.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal: %w", err)

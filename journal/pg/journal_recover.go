@@ -29,7 +29,7 @@ const settleLockWait = time.Second
 // short wait, and those this instance is writing, are left to their writers. One c cannot decide
 // stays prepared, and the returned error names it and says why.
 func (s *store) Recover(ctx context.Context, c journal.Checker) ([]journal.Operation, error) {
-	pending, err := s.Pending()
+	pending, err := s.Pending(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recovering prepared operations: %w", err)
 	}
@@ -85,7 +85,7 @@ func (s *store) recoverPlan(ctx context.Context, c journal.Checker, ops []journa
 		if err := ctx.Err(); err != nil {
 			return settled, errors.Join(append(errs, err)...)
 		}
-		op, err := s.Get(op.ID) // as it is now that no writer is at work: its writer may have settled it
+		op, err := s.Get(ctx, op.ID) // as it is now that no writer is at work: its writer may have settled it
 		if err != nil {
 			return settled, errors.Join(append(errs, err)...)
 		}
@@ -97,7 +97,7 @@ func (s *store) recoverPlan(ctx context.Context, c journal.Checker, ops []journa
 			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
 			continue
 		}
-		op, err = s.Resolve(op.ID, changes)
+		op, err = s.Resolve(ctx, op.ID, changes)
 		if err != nil {
 			return settled, errors.Join(append(errs, err)...)
 		}
@@ -110,14 +110,14 @@ func (s *store) recoverPlan(ctx context.Context, c journal.Checker, ops []journa
 // change with its outcome). If another writer settled it first, it returns the operation as that
 // writer left it. The caller holds the plan's lock, or has another reason to know that nobody
 // is writing the operation.
-func (s *store) Resolve(id string, changes []journal.Change) (journal.Operation, error) {
+func (s *store) Resolve(ctx context.Context, id string, changes []journal.Change) (journal.Operation, error) {
 	e, err := journal.RecoveredEntry(changes)
 	if err != nil {
 		return journal.Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
-	op, err := s.settle(id, e)
+	op, err := s.settle(ctx, id, e)
 	if errors.Is(err, journal.ErrNotPrepared) {
-		return s.Get(id)
+		return s.Get(ctx, id)
 	}
 	return op, err
 }
@@ -127,7 +127,7 @@ func (s *store) Resolve(id string, changes []journal.Change) (journal.Operation,
 // operation that is not prepared (journal.ErrNotPrepared), whose changes a read of YNAB can
 // check (journal.ErrSelfSettling), or that a running avenir may still be writing
 // (journal.ErrWriting): this instance, or whoever holds its plan's lock past a short wait.
-func (s *store) ResolveByHand(id string, applied bool, by string) (journal.Operation, error) {
+func (s *store) ResolveByHand(ctx context.Context, id string, applied bool, by string) (journal.Operation, error) {
 	key, err := s.parse(id)
 	if err != nil {
 		return journal.Operation{}, err
@@ -136,14 +136,14 @@ func (s *store) ResolveByHand(id string, applied bool, by string) (journal.Opera
 	if err != nil {
 		return journal.Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
-	was, err := s.Get(key.String())
+	was, err := s.Get(ctx, key.String())
 	if err != nil {
 		return journal.Operation{}, err
 	}
 	if err := journal.RefuseByHand(was, was.Status == journal.StatusPrepared && s.js.writing(s.person, was.ID)); err != nil {
 		return journal.Operation{}, err
 	}
-	unlock, err := s.LockPlan(context.Background(), was.PlanID, settleLockWait)
+	unlock, err := s.LockPlan(ctx, was.PlanID, settleLockWait)
 	if errors.Is(err, journal.ErrPlanBusy) {
 		return journal.Operation{}, journal.RefuseByHand(was, true)
 	}
@@ -152,13 +152,13 @@ func (s *store) ResolveByHand(id string, applied bool, by string) (journal.Opera
 	}
 	defer unlock()
 	// Under the lock, as it is now: its writer may have settled it while this waited.
-	if was, err = s.Get(key.String()); err != nil {
+	if was, err = s.Get(ctx, key.String()); err != nil {
 		return journal.Operation{}, err
 	}
 	if err := journal.RefuseByHand(was, was.Status == journal.StatusPrepared && s.js.writing(s.person, was.ID)); err != nil {
 		return journal.Operation{}, err
 	}
-	op, err := s.settle(was.ID, e)
+	op, err := s.settle(ctx, was.ID, e)
 	if err != nil {
 		return journal.Operation{}, err
 	}

@@ -56,7 +56,7 @@ func draft(plan, tool string) journal.Draft { return storetest.Draft(plan, tool)
 
 func mustPrepare(t testing.TB, s journal.Store, d journal.Draft) journal.Operation {
 	t.Helper()
-	op, err := s.Prepare(d)
+	op, err := s.Prepare(t.Context(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestJournalMigrations(t *testing.T) {
 	if after := dump(t, pool); !reflect.DeepEqual(after, before) {
 		t.Error("refusing a newer schema changed the journal")
 	}
-	if _, err := js.For(1).Get(op.ID); err != nil {
+	if _, err := js.For(1).Get(ctx, op.ID); err != nil {
 		t.Errorf("the operation before: %v", err)
 	}
 }
@@ -158,7 +158,7 @@ func TestJournalIsAppendOnly(t *testing.T) {
 	js, pool := openJournals(t, dsn)
 	s := js.For(1)
 	a := mustPrepare(t, s, draft("plan-1", "set_category_budget"))
-	if _, err := s.Applied(a.ID, journal.Outcome{Requests: 1}); err != nil {
+	if _, err := s.Applied(t.Context(), a.ID, journal.Outcome{Requests: 1}); err != nil {
 		t.Fatal(err)
 	}
 	first := dump(t, pool)
@@ -166,18 +166,18 @@ func TestJournalIsAppendOnly(t *testing.T) {
 	undo := draft("plan-1", "undo_operation")
 	undo.UndoOf = a.ID
 	u := mustPrepare(t, s, undo)
-	if _, err := s.Applied(u.ID, journal.Outcome{Requests: 1}); err != nil {
+	if _, err := s.Applied(t.Context(), u.ID, journal.Outcome{Requests: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Answered(u.ID); err != nil {
+	if err := s.Answered(t.Context(), u.ID); err != nil {
 		t.Fatal(err)
 	}
 	b := mustPrepare(t, s, draft("plan-2", "flag_transactions"))
-	if _, err := s.Failed(b.ID, "no", 0); err != nil {
+	if _, err := s.Failed(t.Context(), b.ID, "no", 0); err != nil {
 		t.Fatal(err)
 	}
 	cut := mustPrepare(t, s, storetest.ImportDraft("plan-2"))
-	if _, err := js2(t, dsn).For(1).ResolveByHand(cut.ID, true, "by the person"); err != nil {
+	if _, err := js2(t, dsn).For(1).ResolveByHand(t.Context(), cut.ID, true, "by the person"); err != nil {
 		t.Fatal(err)
 	}
 	later := dump(t, pool)
@@ -353,7 +353,7 @@ func TestJournalLiveWritersAreLeftAlone(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("Recover waited %s for a plan held by a live writer", took)
 	}
-	if _, err := other.ResolveByHand(cut.ID, true, "by the person"); !errors.Is(err, journal.ErrWriting) {
+	if _, err := other.ResolveByHand(ctx, cut.ID, true, "by the person"); !errors.Is(err, journal.ErrWriting) {
 		t.Fatalf("ResolveByHand of a live writer's import: %v, want ErrWriting", err)
 	}
 
@@ -365,7 +365,7 @@ func TestJournalLiveWritersAreLeftAlone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), cut.ID+" (Import transactions from linked accounts?) stays prepared") {
 		t.Fatalf("Recover once the writer let go: %v, want it to say the import stays prepared", err)
 	}
-	if got, err := other.ResolveByHand(cut.ID, false, "by the person"); err != nil || got.Status != journal.StatusFailed {
+	if got, err := other.ResolveByHand(ctx, cut.ID, false, "by the person"); err != nil || got.Status != journal.StatusFailed {
 		t.Fatalf("ResolveByHand once the writer let go = %v, %v", got.Status, err)
 	}
 }
@@ -391,11 +391,11 @@ func TestJournalLockLostWithItsConnection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the lock once its session ended: %v", err)
 	}
-	_, err = a.Prepare(draft("plan-1", "set_category_budget"))
+	_, err = a.Prepare(ctx, draft("plan-1", "set_category_budget"))
 	if err == nil || !strings.Contains(err.Error(), "lock was lost") {
 		t.Fatalf("a Prepare after the lock was lost: %v, want it refused", err)
 	}
-	if ops, err := b.List(journal.Filter{}); err != nil || len(ops) != 0 {
+	if ops, err := b.List(ctx, journal.Filter{}); err != nil || len(ops) != 0 {
 		t.Fatalf("after the refused Prepare the journal holds %v, %v", ops, err)
 	}
 	unlock() // finds the session gone; nothing to do, nothing to block
@@ -405,7 +405,7 @@ func TestJournalLockLostWithItsConnection(t *testing.T) {
 		t.Fatalf("the first instance once the second holds the lock: %v, want ErrPlanBusy", err)
 	}
 	unlockB()
-	if _, err := b.Applied(op.ID, journal.Outcome{Requests: 1}); err != nil {
+	if _, err := b.Applied(ctx, op.ID, journal.Outcome{Requests: 1}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := a.LockPlan(ctx, "plan-1", time.Second)
@@ -423,16 +423,16 @@ func TestJournalOfNoPerson(t *testing.T) {
 	op := mustPrepare(t, js.For(1), draft("plan-1", "set_category_budget"))
 	for _, person := range []int64{0, -1} {
 		s := js.For(person)
-		if _, err := s.Prepare(draft("plan-1", "set_category_budget")); err == nil || !strings.Contains(err.Error(), "no person") {
+		if _, err := s.Prepare(t.Context(), draft("plan-1", "set_category_budget")); err == nil || !strings.Contains(err.Error(), "no person") {
 			t.Errorf("person %d, Prepare: %v", person, err)
 		}
-		if _, err := s.Get(op.ID); err == nil || !strings.Contains(err.Error(), "no person") {
+		if _, err := s.Get(t.Context(), op.ID); err == nil || !strings.Contains(err.Error(), "no person") {
 			t.Errorf("person %d, Get: %v", person, err)
 		}
-		if _, err := s.List(journal.Filter{}); err == nil {
+		if _, err := s.List(t.Context(), journal.Filter{}); err == nil {
 			t.Errorf("person %d, List passed", person)
 		}
-		if _, err := s.Pending(); err == nil {
+		if _, err := s.Pending(t.Context()); err == nil {
 			t.Errorf("person %d, Pending passed", person)
 		}
 		if _, err := s.Recover(context.Background(), &storetest.FakeChecker{}); err == nil {
@@ -441,7 +441,7 @@ func TestJournalOfNoPerson(t *testing.T) {
 		if _, err := s.LockPlan(context.Background(), "plan-1", time.Second); err == nil {
 			t.Errorf("person %d, LockPlan passed", person)
 		}
-		if err := s.Answered(op.ID); err == nil {
+		if err := s.Answered(t.Context(), op.ID); err == nil {
 			t.Errorf("person %d, Answered passed", person)
 		}
 	}
@@ -455,7 +455,7 @@ func TestJournalUnsettled(t *testing.T) {
 		mustPrepare(t, js.For(person), draft("plan-1", "set_category_budget"))
 	}
 	done := mustPrepare(t, js.For(5), draft("plan-1", "set_category_budget"))
-	if _, err := js.For(5).Applied(done.ID, journal.Outcome{}); err != nil {
+	if _, err := js.For(5).Applied(ctx, done.ID, journal.Outcome{}); err != nil {
 		t.Fatal(err)
 	}
 	people, err := js.Unsettled(ctx)
@@ -463,12 +463,12 @@ func TestJournalUnsettled(t *testing.T) {
 		t.Fatalf("Unsettled = %v, %v; want 3, 5, 7", people, err)
 	}
 	for _, person := range people {
-		pending, err := js.For(person).Pending()
+		pending, err := js.For(person).Pending(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, op := range pending {
-			if _, err := js.For(person).Failed(op.ID, "no", 0); err != nil {
+			if _, err := js.For(person).Failed(ctx, op.ID, "no", 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -490,7 +490,7 @@ func TestJournalClocksThatDisagree(t *testing.T) {
 	for i := range 6 {
 		s := []*pg.Journals{ahead, behind}[i%2].For(1)
 		op := mustPrepare(t, s, draft("plan-1", "set_category_budget"))
-		op, err := s.Applied(op.ID, journal.Outcome{})
+		op, err := s.Applied(t.Context(), op.ID, journal.Outcome{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -499,7 +499,7 @@ func TestJournalClocksThatDisagree(t *testing.T) {
 			t.Fatalf("operation %s: its outcome's id %s is not after it", op.ID, op.Events[1].ID)
 		}
 	}
-	ops, err := ahead.For(1).List(journal.Filter{})
+	ops, err := ahead.For(1).List(t.Context(), journal.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ var _ journal.Store = (*store)(nil)
 // Prepare records d durably (committed) before YNAB is called. While this instance holds the
 // plan's lock, the record is written on the lock's own connection: a lock lost with its
 // connection fails the Prepare, and nothing is written to YNAB without the lock.
-func (s *store) Prepare(d journal.Draft) (journal.Operation, error) {
+func (s *store) Prepare(ctx context.Context, d journal.Draft) (journal.Operation, error) {
 	if s.person < 1 {
 		return journal.Operation{}, errNoPerson
 	}
@@ -34,8 +34,6 @@ func (s *store) Prepare(d journal.Draft) (journal.Operation, error) {
 	if err != nil {
 		return journal.Operation{}, fmt.Errorf("preparing an operation: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), journalTimeout)
-	defer cancel()
 	var op journal.Operation
 	err = s.write(ctx, d.PlanID, nil, func(t *txn, _ journal.Operation) error {
 		var undoOf []byte
@@ -91,32 +89,30 @@ func (t *txn) checkUndo(ctx context.Context, target ulid.ULID) error {
 
 // Applied records YNAB's answer for the prepared operation id; an undo's target is marked
 // undone by it in the same transaction.
-func (s *store) Applied(id string, o journal.Outcome) (journal.Operation, error) {
+func (s *store) Applied(ctx context.Context, id string, o journal.Outcome) (journal.Operation, error) {
 	e, err := journal.AppliedEntry(o)
 	if err != nil {
 		return journal.Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
 	}
-	return s.settle(id, e)
+	return s.settle(ctx, id, e)
 }
 
 // Failed records that YNAB did not apply the prepared operation id, and why.
-func (s *store) Failed(id string, reason string, requests int) (journal.Operation, error) {
+func (s *store) Failed(ctx context.Context, id string, reason string, requests int) (journal.Operation, error) {
 	e, err := journal.FailedEntry(reason, requests)
 	if err != nil {
 		return journal.Operation{}, fmt.Errorf("recording operation %s as failed: %w", id, err)
 	}
-	return s.settle(id, e)
+	return s.settle(ctx, id, e)
 }
 
 // Answered records that the answer telling the outcome of operation id reached the client;
 // recording it again changes nothing.
-func (s *store) Answered(id string) error {
+func (s *store) Answered(ctx context.Context, id string) error {
 	key, err := s.parse(id)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), journalTimeout)
-	defer cancel()
 	err = s.write(ctx, "", &key, func(t *txn, op journal.Operation) error {
 		if op.Answered {
 			return nil
@@ -132,13 +128,11 @@ func (s *store) Answered(id string) error {
 
 // settle appends the entry that ends the prepared operation id, and, if that applied an undo,
 // links the undone operation to it, in one transaction.
-func (s *store) settle(id string, e journal.Entry) (journal.Operation, error) {
+func (s *store) settle(ctx context.Context, id string, e journal.Entry) (journal.Operation, error) {
 	key, err := s.parse(id)
 	if err != nil {
 		return journal.Operation{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), journalTimeout)
-	defer cancel()
 	var op journal.Operation
 	err = s.write(ctx, "", &key, func(t *txn, was journal.Operation) error {
 		var err error

@@ -180,8 +180,8 @@ func testConcurrentWriters(t *testing.T, open Opener) {
 			// Each writer first races the others to undo target.
 			undo := Draft("plan-0", "undo_operation")
 			undo.UndoOf = target.ID
-			if op, err := s.Prepare(undo); err == nil {
-				if op, err = s.Applied(op.ID, journal.Outcome{Requests: 1}); err == nil {
+			if op, err := s.Prepare(context.Background(), undo); err == nil {
+				if op, err = s.Applied(context.Background(), op.ID, journal.Outcome{Requests: 1}); err == nil {
 					mu.Lock()
 					undos = append(undos, op.ID)
 					written[op.ID] = op.Status
@@ -193,18 +193,18 @@ func testConcurrentWriters(t *testing.T, open Opener) {
 				t.Errorf("writer %d, preparing the undo: %v", w, err)
 			}
 			for i := range each {
-				op, err := s.Prepare(Draft(fmt.Sprintf("plan-%d", i%2), "set_category_budget"))
+				op, err := s.Prepare(context.Background(), Draft(fmt.Sprintf("plan-%d", i%2), "set_category_budget"))
 				if err != nil {
 					t.Errorf("writer %d: %v", w, err)
 					return
 				}
 				if i%3 == 2 {
-					op, err = s.Failed(op.ID, "YNAB answered 503", 1)
+					op, err = s.Failed(context.Background(), op.ID, "YNAB answered 503", 1)
 				} else {
-					op, err = s.Applied(op.ID, journal.Outcome{Requests: 1})
+					op, err = s.Applied(context.Background(), op.ID, journal.Outcome{Requests: 1})
 				}
 				if err == nil {
-					err = s.Answered(op.ID)
+					err = s.Answered(context.Background(), op.ID)
 				}
 				if err != nil {
 					t.Errorf("writer %d: %v", w, err)

@@ -25,24 +25,24 @@ func testPeople(t *testing.T, open Opener) {
 	for name, bob := range map[string]journal.Store{"on the same instance": bob, "on another instance": bobElsewhere} {
 		t.Run(name, func(t *testing.T) {
 			for _, id := range []string{annDone.ID, annCut.ID, annPending.ID} {
-				_, err := bob.Get(id)
+				_, err := bob.Get(context.Background(), id)
 				wantErr(t, err, journal.ErrNotFound)
-				_, err = bob.Applied(id, journal.Outcome{})
+				_, err = bob.Applied(context.Background(), id, journal.Outcome{})
 				wantErr(t, err, journal.ErrNotFound)
-				_, err = bob.Failed(id, "no", 0)
+				_, err = bob.Failed(context.Background(), id, "no", 0)
 				wantErr(t, err, journal.ErrNotFound)
-				wantErr(t, bob.Answered(id), journal.ErrNotFound)
-				_, err = bob.Resolve(id, withOutcome(annPending.Changes, journal.OutcomeApplied))
+				wantErr(t, bob.Answered(context.Background(), id), journal.ErrNotFound)
+				_, err = bob.Resolve(context.Background(), id, withOutcome(annPending.Changes, journal.OutcomeApplied))
 				wantErr(t, err, journal.ErrNotFound)
-				_, err = bob.ResolveByHand(id, false, byHand)
+				_, err = bob.ResolveByHand(context.Background(), id, false, byHand)
 				wantErr(t, err, journal.ErrNotFound)
 				undo := Draft("plan-1", "undo_operation")
 				undo.UndoOf = id
-				_, err = bob.Prepare(undo)
+				_, err = bob.Prepare(context.Background(), undo)
 				wantErr(t, err, journal.ErrNotFound)
 			}
 			for _, f := range []journal.Filter{{}, {PlanID: "plan-1"}, {Status: journal.StatusApplied}, {Status: journal.StatusPrepared}, {Tool: "import_transactions"}} {
-				ops, err := bob.List(f)
+				ops, err := bob.List(context.Background(), f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -52,7 +52,7 @@ func testPeople(t *testing.T, open Opener) {
 					}
 				}
 			}
-			pending, err := bob.Pending()
+			pending, err := bob.Pending(context.Background())
 			if err != nil || len(pending) != 1 || pending[0].ID != bobOwn.ID {
 				t.Errorf("bob's pending: %v, %v; want only his own", pending, err)
 			}

@@ -73,7 +73,7 @@ func testRecover(t *testing.T, open Opener) {
 	if asked := checker.asked(); len(asked) != 1 || asked[0] != unknown.ID {
 		t.Errorf("asked about %v, want only %s", asked, unknown.ID)
 	}
-	if pending, err := restarted.Pending(); err != nil || len(pending) != 0 {
+	if pending, err := restarted.Pending(context.Background()); err != nil || len(pending) != 0 {
 		t.Errorf("still pending: %v, %v", pending, err)
 	}
 }
@@ -122,12 +122,12 @@ func testRecoverPartial(t *testing.T, open Opener) {
 	}
 	// Resolve refuses an outcome that is still unknown: recovery records only what it read.
 	again := mustPrepare(t, restarted, Draft("plan-1", "set_category_budget"))
-	if _, err := restarted.Resolve(again.ID, again.Changes); err == nil {
+	if _, err := restarted.Resolve(context.Background(), again.ID, again.Changes); err == nil {
 		t.Fatal("Resolve recorded changes whose outcome is unknown")
 	}
 	// Resolving what another writer settled first returns it as that writer left it.
 	mustApplied(t, restarted, again.ID, journal.Outcome{Requests: 1})
-	got, err := store(t, open).Resolve(again.ID, withOutcome(again.Changes, journal.OutcomeNotApplied))
+	got, err := store(t, open).Resolve(context.Background(), again.ID, withOutcome(again.Changes, journal.OutcomeNotApplied))
 	if err != nil || got.Status != journal.StatusApplied || len(got.Events) != 2 {
 		t.Errorf("Resolve of a settled operation = %s with %d events, %v; want it applied as it was", got.Status, len(got.Events), err)
 	}
@@ -148,7 +148,7 @@ func testResolveByHand(t *testing.T, open Opener) {
 			crashed := store(t, open)
 			cut := mustPrepare(t, crashed, ImportDraft("plan-1"))
 			cli := store(t, open)
-			op, err := cli.ResolveByHand(cut.ID, tt.applied, byHand)
+			op, err := cli.ResolveByHand(context.Background(), cut.ID, tt.applied, byHand)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,10 +174,10 @@ func testResolveByHand(t *testing.T, open Opener) {
 			if got := mustGet(t, crashed, cut.ID); got.Status != tt.status || got.ResolvedBy != byHand {
 				t.Errorf("read back as %s by %q", got.Status, got.ResolvedBy)
 			}
-			if pending, err := crashed.Pending(); err != nil || len(pending) != 0 {
+			if pending, err := crashed.Pending(context.Background()); err != nil || len(pending) != 0 {
 				t.Errorf("still pending: %v, %v", pending, err)
 			}
-			if _, err := cli.ResolveByHand(cut.ID, !tt.applied, byHand); !errors.Is(err, journal.ErrNotPrepared) {
+			if _, err := cli.ResolveByHand(context.Background(), cut.ID, !tt.applied, byHand); !errors.Is(err, journal.ErrNotPrepared) {
 				t.Errorf("a second decision: %v, want ErrNotPrepared", err)
 			}
 		})
@@ -210,14 +210,14 @@ func testResolveByHandRefusals(t *testing.T, open Opener) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := eventCount(t, s)
-			_, err := tt.by.ResolveByHand(tt.id, true, byHand)
+			_, err := tt.by.ResolveByHand(context.Background(), tt.id, true, byHand)
 			wantErr(t, err, tt.want)
 			if after := eventCount(t, s); after != before {
 				t.Errorf("%d events recorded by a refusal", after-before)
 			}
 		})
 	}
-	if _, err := cli.ResolveByHand(ownWrite.ID, true, ""); err == nil {
+	if _, err := cli.ResolveByHand(context.Background(), ownWrite.ID, true, ""); err == nil {
 		t.Error("a decision that does not say how it was made was recorded")
 	}
 	if got := mustGet(t, s, ownWrite.ID); got.Status != journal.StatusPrepared {

@@ -155,7 +155,7 @@ func ImportDraft(plan string) journal.Draft {
 
 func mustPrepare(t testing.TB, s journal.Store, d journal.Draft) journal.Operation {
 	t.Helper()
-	op, err := s.Prepare(d)
+	op, err := s.Prepare(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func mustPrepare(t testing.TB, s journal.Store, d journal.Draft) journal.Operati
 
 func mustApplied(t testing.TB, s journal.Store, id string, o journal.Outcome) journal.Operation {
 	t.Helper()
-	op, err := s.Applied(id, o)
+	op, err := s.Applied(context.Background(), id, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func mustApplied(t testing.TB, s journal.Store, id string, o journal.Outcome) jo
 
 func mustGet(t testing.TB, s journal.Store, id string) journal.Operation {
 	t.Helper()
-	op, err := s.Get(id)
+	op, err := s.Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func withOutcome(cs []journal.Change, o string) []journal.Change {
 // all lists every operation of s, newest first.
 func all(t testing.TB, s journal.Store) []journal.Operation {
 	t.Helper()
-	ops, err := s.List(journal.Filter{Limit: 1 << 20})
+	ops, err := s.List(context.Background(), journal.Filter{Limit: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,29 +285,29 @@ func testWriteAhead(t *testing.T, open Opener) {
 		event  string
 	}{
 		{"applied", func(s journal.Store, id string) (journal.Operation, error) {
-			return s.Applied(id, journal.Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
+			return s.Applied(context.Background(), id, journal.Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
 		}, func(op *journal.Operation) {
 			op.Status, op.CreatedIDs, op.ServerKnowledge, op.Requests = journal.StatusApplied, []string{"tx-new"}, 42, 2
 			op.Changes = withOutcome(op.Changes, journal.OutcomeApplied)
 		}, "applied"},
 		{"applied with the ids YNAB gave", func(s journal.Store, id string) (journal.Operation, error) {
-			return s.Applied(id, journal.Outcome{Changes: created, Requests: 1})
+			return s.Applied(context.Background(), id, journal.Outcome{Changes: created, Requests: 1})
 		}, func(op *journal.Operation) {
 			op.Status, op.Changes, op.Requests = journal.StatusApplied, withOutcome(created, journal.OutcomeApplied), 1
 		}, "applied"},
 		{"partial, without per-change outcomes", func(s journal.Store, id string) (journal.Operation, error) {
-			return s.Applied(id, journal.Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
+			return s.Applied(context.Background(), id, journal.Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
 		}, func(op *journal.Operation) {
 			op.Status, op.Note, op.Requests = journal.StatusPartial, "the flags were set; the categories were not", 3
 			op.Changes = withOutcome(op.Changes, journal.OutcomeUnknown)
 		}, "applied"},
 		{"partial, change by change", func(s journal.Store, id string) (journal.Operation, error) {
-			return s.Applied(id, journal.Outcome{Changes: two(journal.OutcomeApplied, journal.OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
+			return s.Applied(context.Background(), id, journal.Outcome{Changes: two(journal.OutcomeApplied, journal.OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
 		}, func(op *journal.Operation) {
 			op.Status, op.Changes, op.Error, op.Requests = journal.StatusPartial, two(journal.OutcomeApplied, journal.OutcomeNotApplied), "B: YNAB answered 500", 2
 		}, "applied"},
 		{"failed", func(s journal.Store, id string) (journal.Operation, error) {
-			return s.Failed(id, "YNAB refused the token", 1)
+			return s.Failed(context.Background(), id, "YNAB refused the token", 1)
 		}, func(op *journal.Operation) {
 			op.Status, op.Error, op.Requests = journal.StatusFailed, "YNAB refused the token", 1
 			op.Changes = withOutcome(op.Changes, journal.OutcomeNotApplied)
@@ -322,7 +322,7 @@ func testWriteAhead(t *testing.T, open Opener) {
 			}
 			// What another instance reads, before YNAB is called: Prepare is durable.
 			other := open(t, NewClock().Now).For(1)
-			if stored, err := other.Get(prepared.ID); err != nil || !reflect.DeepEqual(stored, prepared) {
+			if stored, err := other.Get(context.Background(), prepared.ID); err != nil || !reflect.DeepEqual(stored, prepared) {
 				t.Fatalf("before YNAB is called the journal holds %+v, %v; want %+v", stored, err, prepared)
 			}
 			got, err := c.settle(s, prepared.ID)
@@ -338,7 +338,7 @@ func testWriteAhead(t *testing.T, open Opener) {
 			if types := eventTypes(got); !reflect.DeepEqual(types, []string{"prepared", c.event}) {
 				t.Errorf("events = %v, want prepared, %s", types, c.event)
 			}
-			if stored, err := other.Get(got.ID); err != nil || !reflect.DeepEqual(stored, got) {
+			if stored, err := other.Get(context.Background(), got.ID); err != nil || !reflect.DeepEqual(stored, got) {
 				t.Errorf("Get = %+v, %v; want what was returned: %+v", stored, err, got)
 			}
 		})
@@ -394,7 +394,7 @@ func testPrepareRefusesBadDrafts(t *testing.T, open Opener) {
 		t.Run(c.name, func(t *testing.T) {
 			d := Draft("plan-1", "set_category_budget")
 			c.change(&d)
-			_, err := s.Prepare(d)
+			_, err := s.Prepare(context.Background(), d)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v, want one that says %q", err, c.want)
 			}
@@ -410,15 +410,15 @@ func testOutcomeOnlyOnce(t *testing.T, open Opener) {
 	op := mustPrepare(t, s, Draft("plan-1", "set_category_budget"))
 	mustApplied(t, s, op.ID, journal.Outcome{Requests: 1})
 
-	_, err := s.Applied(op.ID, journal.Outcome{Requests: 1})
+	_, err := s.Applied(context.Background(), op.ID, journal.Outcome{Requests: 1})
 	wantErr(t, err, journal.ErrNotPrepared)
-	_, err = s.Failed(op.ID, "timeout", 1)
+	_, err = s.Failed(context.Background(), op.ID, "timeout", 1)
 	wantErr(t, err, journal.ErrNotPrepared)
-	got, err := s.Get(op.ID)
+	got, err := s.Get(context.Background(), op.ID)
 	if err != nil || got.Status != journal.StatusApplied || len(got.Events) != 2 {
 		t.Errorf("after refused outcomes: %s with %d events, %v", got.Status, len(got.Events), err)
 	}
-	if _, err := s.Failed(op.ID, "", 1); err == nil || !strings.Contains(err.Error(), "reason is missing") {
+	if _, err := s.Failed(context.Background(), op.ID, "", 1); err == nil || !strings.Contains(err.Error(), "reason is missing") {
 		t.Errorf("a failure without a reason: %v", err)
 	}
 }
@@ -427,16 +427,16 @@ func testUnknownIDs(t *testing.T, open Opener) {
 	s := store(t, open)
 	mustPrepare(t, s, Draft("plan-1", "set_category_budget")) // a journal that holds something
 	for _, id := range []string{"01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", "not-an-id", ""} {
-		_, err := s.Get(id)
+		_, err := s.Get(context.Background(), id)
 		wantErr(t, err, journal.ErrNotFound)
-		_, err = s.Applied(id, journal.Outcome{})
+		_, err = s.Applied(context.Background(), id, journal.Outcome{})
 		wantErr(t, err, journal.ErrNotFound)
-		_, err = s.Failed(id, "x", 0)
+		_, err = s.Failed(context.Background(), id, "x", 0)
 		wantErr(t, err, journal.ErrNotFound)
-		wantErr(t, s.Answered(id), journal.ErrNotFound)
-		_, err = s.ResolveByHand(id, true, "by hand")
+		wantErr(t, s.Answered(context.Background(), id), journal.ErrNotFound)
+		_, err = s.ResolveByHand(context.Background(), id, true, "by hand")
 		wantErr(t, err, journal.ErrNotFound)
-		_, err = s.Resolve(id, nil)
+		_, err = s.Resolve(context.Background(), id, nil)
 		wantErr(t, err, journal.ErrNotFound)
 	}
 }
@@ -451,7 +451,7 @@ func testUndo(t *testing.T, open Opener) {
 	u := mustPrepare(t, s, undo)
 
 	// While the undo's outcome is unknown, nobody else may undo the same operation.
-	_, err := s.Prepare(undo)
+	_, err := s.Prepare(context.Background(), undo)
 	if err == nil || !strings.Contains(err.Error(), "already being undone by "+u.ID) {
 		t.Fatalf("a second undo in flight: error = %v", err)
 	}
@@ -463,7 +463,7 @@ func testUndo(t *testing.T, open Opener) {
 	if u.UndoOf != orig.ID {
 		t.Errorf("undo of %q, want %s", u.UndoOf, orig.ID)
 	}
-	got, err := s.Get(orig.ID)
+	got, err := s.Get(context.Background(), orig.ID)
 	if err != nil || got.UndoneBy != u.ID || got.Status != journal.StatusApplied {
 		t.Fatalf("original after undo: undone by %q, %s, %v", got.UndoneBy, got.Status, err)
 	}
@@ -471,7 +471,7 @@ func testUndo(t *testing.T, open Opener) {
 		t.Errorf("original's events = %v", types)
 	}
 
-	_, err = s.Prepare(undo)
+	_, err = s.Prepare(context.Background(), undo)
 	wantErr(t, err, journal.ErrAlreadyUndone)
 
 	// Undoing the undo redoes; the redo is an operation like any other.
@@ -491,7 +491,7 @@ func testUndoThatFailed(t *testing.T, open Opener) {
 	undo := Draft("plan-1", "undo_operation")
 	undo.UndoOf = orig.ID
 	u := mustPrepare(t, s, undo)
-	if _, err := s.Failed(u.ID, "YNAB is down", 1); err != nil {
+	if _, err := s.Failed(context.Background(), u.ID, "YNAB is down", 1); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustGet(t, s, orig.ID); got.UndoneBy != "" {
@@ -508,13 +508,13 @@ func testOnlyApplied(t *testing.T, open Opener) {
 	s := store(t, open)
 	prepared := mustPrepare(t, s, Draft("plan-1", "set_category_budget"))
 	failed := mustPrepare(t, s, Draft("plan-1", "set_category_budget"))
-	if _, err := s.Failed(failed.ID, "no", 1); err != nil {
+	if _, err := s.Failed(context.Background(), failed.ID, "no", 1); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{prepared.ID: "is prepared", failed.ID: "is failed"} {
 		undo := Draft("plan-1", "undo_operation")
 		undo.UndoOf = id
-		_, err := s.Prepare(undo)
+		_, err := s.Prepare(context.Background(), undo)
 		if err == nil || !strings.Contains(err.Error(), want+": only an applied operation can be undone") {
 			t.Errorf("undo of %s: error = %v", want, err)
 		}
@@ -530,7 +530,7 @@ func testClockBack(t *testing.T, open Opener) {
 	for range 5 {
 		ids = append(ids, mustPrepare(t, s, Draft("plan-1", "set_category_budget")).ID)
 	}
-	ops, err := s.List(journal.Filter{})
+	ops, err := s.List(context.Background(), journal.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,16 +548,16 @@ func testClockBack(t *testing.T, open Opener) {
 func testAnswered(t *testing.T, open Opener) {
 	s := store(t, open)
 	op := mustPrepare(t, s, Draft("plan-1", "create_transactions"))
-	if err := s.Answered(op.ID); err == nil {
+	if err := s.Answered(context.Background(), op.ID); err == nil {
 		t.Fatal("a prepared operation was recorded as answered")
 	}
 	mustApplied(t, s, op.ID, journal.Outcome{Requests: 1})
 	for range 2 {
-		if err := s.Answered(op.ID); err != nil {
+		if err := s.Answered(context.Background(), op.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := store(t, open).Get(op.ID)
+	got, err := store(t, open).Get(context.Background(), op.ID)
 	if err != nil || !got.Answered || got.Status != journal.StatusApplied || len(got.Events) != 3 {
 		t.Fatalf("after Answered twice: answered %v, %s, %d events, %v; want answered, applied, 3 events", got.Answered, got.Status, len(got.Events), err)
 	}
@@ -576,15 +576,18 @@ func seedForList(t *testing.T, open Opener) (journal.Store, []string) {
 	c := NewClock()
 	c.SetStep(0)
 	s := open(t, c.Now).For(1)
-	applied := func(id string) error { _, err := s.Applied(id, journal.Outcome{}); return err }
+	applied := func(id string) error { _, err := s.Applied(context.Background(), id, journal.Outcome{}); return err }
 	rows := []struct {
 		plan, tool string
 		settle     func(id string) error
 	}{
 		{"plan-a", "set_category_budget", applied},
-		{"plan-a", "flag_transactions", func(id string) error { _, err := s.Failed(id, "no", 0); return err }},
+		{"plan-a", "flag_transactions", func(id string) error { _, err := s.Failed(context.Background(), id, "no", 0); return err }},
 		{"plan-b", "set_category_budget", applied},
-		{"plan-b", "apply_categories", func(id string) error { _, err := s.Applied(id, journal.Outcome{Partial: true}); return err }},
+		{"plan-b", "apply_categories", func(id string) error {
+			_, err := s.Applied(context.Background(), id, journal.Outcome{Partial: true})
+			return err
+		}},
 		{"plan-a", "set_category_budget", func(string) error { return nil }},
 		{"plan-a", "apply_categories", applied},
 	}
@@ -630,7 +633,7 @@ func testList(t *testing.T, open Opener) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ops, err := s.List(c.filter)
+			ops, err := s.List(context.Background(), c.filter)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -650,7 +653,7 @@ func testListDefaultLimit(t *testing.T, open Opener) {
 	for range journal.DefaultLimit + 3 {
 		mustPrepare(t, s, Draft("plan-1", "set_category_budget"))
 	}
-	ops, err := s.List(journal.Filter{})
+	ops, err := s.List(context.Background(), journal.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -661,7 +664,7 @@ func testListDefaultLimit(t *testing.T, open Opener) {
 
 func testListCarriesEvents(t *testing.T, open Opener) {
 	s, _ := seedForList(t, open)
-	ops, err := s.List(journal.Filter{Status: journal.StatusFailed})
+	ops, err := s.List(context.Background(), journal.Filter{Status: journal.StatusFailed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -678,7 +681,7 @@ func testListCarriesEvents(t *testing.T, open Opener) {
 func testPending(t *testing.T, open Opener) {
 	s, ids := seedForList(t, open)
 	later := mustPrepare(t, s, ImportDraft("plan-b"))
-	ops, err := s.Pending()
+	ops, err := s.Pending(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
