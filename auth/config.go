@@ -160,6 +160,13 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		ReadOnly:         get("AVENIR_MCP_READ_ONLY") == "1",
 		ClientIPHeader:   http.CanonicalHeaderKey(get("AVENIR_MCP_CLIENT_IP_HEADER")),
 	}
+	for name, v := range map[string]string{"AVENIR_MCP_YNAB_OAUTH_URL": cfg.YNABOAuthURL, "AVENIR_MCP_YNAB_URL": cfg.YNABAPIURL} {
+		if v != "" {
+			if err := CheckYNABURL(name, v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	if key := required("AVENIR_MCP_SECRET_KEY"); key != "" {
 		k, err := ParseSecretKey(key)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -79,6 +80,13 @@ func New(opts Options) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	// The person's token must never follow a redirect to another host: Go's client drops the
+	// Authorization header it was given on such a hop, but a transport that sets the token on
+	// each request (hosted mode's auth.Transport) would send it there. YNAB's API does not
+	// redirect; a redirect off its origin is answered as the 3xx it is, and nothing is sent.
+	hc := *c.http
+	hc.CheckRedirect = c.checkRedirect
+	c.http = &hc
 	if c.retries == 0 {
 		c.retries = 3
 	}
@@ -92,6 +100,41 @@ func New(opts Options) *Client {
 		c.now = time.Now
 	}
 	return c
+}
+
+// checkRedirect follows a redirect only within the base URL's origin (scheme and host).
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	base, err := url.Parse(c.base)
+	if err != nil || !strings.EqualFold(req.URL.Scheme, base.Scheme) || !strings.EqualFold(req.URL.Host, base.Host) {
+		c.log.Warn("YNAB's API answered with a redirect to another host; not followed, so the token is not sent there",
+			"to_host", req.URL.Host)
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 5 {
+		return errors.New("more than 5 redirects")
+	}
+	return nil
+}
+
+// CheckBaseURL checks a YNAB API base URL (AVENIR_MCP_YNAB_URL): https, or plain http only on a
+// loopback host — a sandbox on this machine. Anything else would send the person's token in
+// the clear. name is the setting, for the message.
+func CheckBaseURL(name, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%s %q must be an https URL", name, raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%s must not carry a user name or password", name)
+	}
+	if u.Scheme == "http" {
+		h := u.Hostname()
+		ip := net.ParseIP(h)
+		if !strings.EqualFold(h, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("%s %q: plain http is allowed only on a loopback host (localhost, 127.0.0.1, ::1), for a sandbox on this machine; use https", name, raw)
+		}
+	}
+	return nil
 }
 
 // BaseURL is the API base the client talks to.

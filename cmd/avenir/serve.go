@@ -111,6 +111,11 @@ func runServe(ctx context.Context, args []string, e env) error {
 	} else if *sampleName != "" {
 		return usagef("serve: --sample goes with --sandbox")
 	} else {
+		if baseURL != "" {
+			if err := ynab.CheckBaseURL("AVENIR_MCP_YNAB_URL", baseURL); err != nil {
+				return usagef("serve: %v", err)
+			}
+		}
 		var from tokenSource
 		var err error
 		if token, from, err = resolveToken(e); err != nil {
