@@ -111,10 +111,6 @@ func TestSignInCookieCannotBePlanted(t *testing.T) {
 	for _, c := range resp.Cookies() {
 		binding = c
 	}
-	if binding == nil || !strings.HasPrefix(binding.Name, "__Host-") || !binding.Secure || !binding.HttpOnly ||
-		binding.Path != "/" || binding.Domain != "" || binding.SameSite != http.SameSiteLaxMode {
-		t.Fatalf("the binding cookie set at consent: %+v; want __Host-, Secure, HttpOnly, Path=/, no Domain, SameSite=Lax", binding)
-	}
 
 	victim := h.browser(t)
 	avenir, _ := url.Parse(h.url)
@@ -134,6 +130,10 @@ func TestSignInCookieCannotBePlanted(t *testing.T) {
 	}
 	if n := h.count("SELECT count(*) FROM auth.people WHERE ynab_user_id = 'user-victim'"); n != 0 {
 		t.Fatal("the victim's YNAB sign-in was stored")
+	}
+	if binding == nil || !strings.HasPrefix(binding.Name, "__Host-") || !binding.Secure || !binding.HttpOnly ||
+		binding.Path != "/" || binding.Domain != "" || binding.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("the binding cookie set at consent: %+v; want __Host-, Secure, HttpOnly, Path=/, no Domain, SameSite=Lax", binding)
 	}
 
 	// A page elsewhere posting avenir's consent form in the victim's browser is refused.
