@@ -212,6 +212,11 @@ func (b *browser) do(method, u, contentType string, body io.Reader) (*http.Respo
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	if contentType == "application/x-www-form-urlencoded" {
+		// A form posted from the page it is on: a browser sends that page's origin, which avenir
+		// checks on its consent form.
+		req.Header.Set("Origin", req.URL.Scheme+"://"+req.URL.Host)
+	}
 	if strings.Contains(u, "/mcp") {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 	}
