@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
-	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
@@ -51,7 +51,7 @@ func clockedEnv(t testing.TB, window time.Duration) (*testEnv, *fakeClock) {
 	e.client = ynab.New(ynab.Options{BaseURL: srv.URL, Token: testToken, Logger: logger, MaxAge: window, Now: clk.Now,
 		Backoff: func(int) time.Duration { return time.Millisecond }})
 	e.journalPath = filepath.Join(t.TempDir(), "journal.db")
-	j, err := journal.Open(e.journalPath, journal.Options{})
+	j, err := bolt.Open(e.journalPath, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
@@ -57,7 +58,7 @@ type testEnv struct {
 	sb          *sandbox.Sandbox
 	url         string
 	client      *ynab.Client
-	journal     *journal.Journal
+	journal     *bolt.Journal
 	journalPath string
 	session     *mcp.ClientSession
 	log         *lockedWriter
@@ -107,7 +108,7 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 	e.client = ynab.New(ynab.Options{BaseURL: srv.URL, Token: o.token, Logger: logger, MaxAge: o.maxAge,
 		Backoff: func(int) time.Duration { return time.Millisecond }})
 	e.journalPath = filepath.Join(t.TempDir(), "journal.db")
-	j, err := journal.Open(e.journalPath, journal.Options{})
+	j, err := bolt.Open(e.journalPath, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
@@ -35,7 +36,7 @@ func TestRecoveryResolvesPreparedOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next start: another Journal on the same file.
-	next, err := journal.Open(e.journalPath, journal.Options{})
+	next, err := bolt.Open(e.journalPath, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ type Deps struct {
 	Version     string
 	// AfterAnswer, from a transport that can tell when an answer is out (tools/stdio's
 	// Transport.AfterAnswer), arranges for fn to run once the answer to req is written to the
-	// client, and reports true. An applied write counts as answered ([journal.Journal.Answered])
+	// client, and reports true. An applied write counts as answered ([journal.Store.Answered])
 	// only then: killed between journaling it and writing its answer, avenir leaves it
 	// unanswered, and the client's identical retry is recognised. Nil, or false, means the answer
 	// counts as given when the handler returns (over HTTP).
@@ -254,7 +254,7 @@ func callStatus(res *mcp.CallToolResult, err error, out any) string {
 }
 
 // afterAnswer records that the outcome of operation id, which the result of req tells, reached
-// the client ([journal.Journal.Answered]): once the transport has written the answer where it
+// the client ([journal.Store.Answered]): once the transport has written the answer where it
 // can say so ([Deps].AfterAnswer), else now. "" is no operation.
 func (h *handlers) afterAnswer(req mcp.Request, id string) {
 	if id == "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
@@ -243,7 +244,7 @@ func truthDrain(e *testEnv) {
 // prepared, by reading YNAB.
 func truthRecover(e *testEnv) {
 	e.t.Helper()
-	next, err := journal.Open(e.journalPath, journal.Options{})
+	next, err := bolt.Open(e.journalPath, bolt.Options{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/ynab"
 )
 
@@ -278,12 +279,12 @@ func checkPlan(ctx context.Context, client *ynab.Client, ref string) check {
 // (serve creates it), one that is not a journal or is newer than this avenir stops serve.
 func checkJournal(path string) check {
 	c := check{name: "journal"}
-	j, err := journal.OpenExisting(path, journal.Options{LockTimeout: 2 * time.Second})
+	j, err := bolt.OpenExisting(path, bolt.Options{LockTimeout: 2 * time.Second})
 	switch {
-	case errors.Is(err, journal.ErrNoJournal):
+	case errors.Is(err, bolt.ErrNoJournal):
 		c.found = path + ": not created yet; serve creates it at its first start"
 		return c
-	case errors.Is(err, journal.ErrBusy):
+	case errors.Is(err, bolt.ErrBusy):
 		c.status, c.found = checkWarn, path+": in use by another avenir process right now; not checked"
 		return c
 	case err != nil:
@@ -301,9 +302,9 @@ func checkJournal(path string) check {
 		c.status, c.found = checkFail, err.Error()
 		return c
 	}
-	c.found = fmt.Sprintf("%s: an avenir journal (schema %d), nothing left unfinished", path, journal.SchemaVersion)
+	c.found = fmt.Sprintf("%s: an avenir journal (schema %d), nothing left unfinished", path, bolt.SchemaVersion)
 	if len(pending) > 0 {
-		c.found = fmt.Sprintf("%s: an avenir journal (schema %d)", path, journal.SchemaVersion)
+		c.found = fmt.Sprintf("%s: an avenir journal (schema %d)", path, bolt.SchemaVersion)
 		c.status = checkWarn
 		c.found += fmt.Sprintf("; %d left unfinished by a crash", len(pending))
 		c.fix = "serve settles them at its next start by reading YNAB; 'avenir journal list --status prepared' shows them"

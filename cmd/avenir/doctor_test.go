@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
@@ -95,7 +96,7 @@ func TestDoctorGoodSetup(t *testing.T) {
 		wantLine(t, report, "ok", "plan", `"Vakantiehuis" (AVENIR_MCP_PLAN)`)
 	})
 	t.Run("a journal with operations", func(t *testing.T) {
-		j, err := journal.Open(journalPath(mapEnv(s.vars)), journal.Options{})
+		j, err := bolt.Open(journalPath(mapEnv(s.vars)), bolt.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func TestDoctorBrokenSetups(t *testing.T) {
 			s.vars["AVENIR_MCP_JOURNAL"] = p
 		}, "FAIL", "journal", "not an avenir journal", "move it away", true, 2},
 		{"operations a crash left unfinished", func(t *testing.T, s *doctorSetup) {
-			j, err := journal.Open(journalPath(mapEnv(s.vars)), journal.Options{})
+			j, err := bolt.Open(journalPath(mapEnv(s.vars)), bolt.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

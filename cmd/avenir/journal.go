@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/undo"
 )
 
@@ -117,8 +118,8 @@ func (c journalCmd) list(args []string, e env) error {
 	if *asJSON {
 		remarks = e.stderr
 	}
-	j, err := journal.OpenExisting(journalPath(e.getenv), journal.Options{})
-	if errors.Is(err, journal.ErrNoJournal) {
+	j, err := bolt.OpenExisting(journalPath(e.getenv), bolt.Options{})
+	if errors.Is(err, bolt.ErrNoJournal) {
 		fmt.Fprintln(remarks, nothingYet)
 		return nil
 	}
@@ -224,8 +225,8 @@ func (c journalCmd) show(args []string, e env) error {
 		return usagef("journal show: give one operation id (see 'avenir journal list')")
 	}
 	path := journalPath(e.getenv)
-	j, err := journal.OpenExisting(path, journal.Options{})
-	if errors.Is(err, journal.ErrNoJournal) {
+	j, err := bolt.OpenExisting(path, bolt.Options{})
+	if errors.Is(err, bolt.ErrNoJournal) {
 		return fmt.Errorf("operation %s: %s (there is no journal at %s)", ids[0], nothingYet, path)
 	}
 	if err != nil {
@@ -263,8 +264,8 @@ func (c journalCmd) resolve(args []string, e env) error {
 		return usagef("journal resolve: %q is neither applied (YNAB has what the operation did) nor not-applied (YNAB does not)", decision)
 	}
 	path := journalPath(e.getenv)
-	j, err := journal.OpenExistingWritable(path, journal.Options{Now: c.now, Entropy: c.entropy})
-	if errors.Is(err, journal.ErrNoJournal) {
+	j, err := bolt.OpenExistingWritable(path, bolt.Options{Now: c.now, Entropy: c.entropy})
+	if errors.Is(err, bolt.ErrNoJournal) {
 		return fmt.Errorf("operation %s: %s (there is no journal at %s)", id, nothingYet, path)
 	}
 	if err != nil {

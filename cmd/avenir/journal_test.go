@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 
 	"github.com/avenir-mcp/avenir/internal/golden"
 )
@@ -43,7 +44,7 @@ func seedJournal(t *testing.T) (string, seeded) {
 	path := filepath.Join(t.TempDir(), "state", "avenir", "journal.db")
 	var mu sync.Mutex
 	clock := time.Date(2026, 11, 28, 13, 0, 0, 0, time.UTC)
-	j, err := journal.Open(path, journal.Options{
+	j, err := bolt.Open(path, bolt.Options{
 		Now: func() time.Time {
 			mu.Lock()
 			defer mu.Unlock()
@@ -250,7 +251,7 @@ func TestJournalNothingRecordedYet(t *testing.T) {
 	}
 
 	empty := filepath.Join(t.TempDir(), "journal.db")
-	if _, err := journal.Open(empty, journal.Options{}); err != nil {
+	if _, err := bolt.Open(empty, bolt.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if stdout, _, _ := runJournalCLI(t, empty, "list"); stdout != "nothing recorded yet\n" {
@@ -332,7 +333,7 @@ func TestJournalHelp(t *testing.T) {
 // The CLI reads the journal while a server writes to it.
 func TestJournalWhileAServerWrites(t *testing.T) {
 	path, _ := seedJournal(t)
-	server, err := journal.Open(path, journal.Options{})
+	server, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +371,7 @@ func TestJournalWhileAServerWrites(t *testing.T) {
 func seedCutImports(t *testing.T, path string) (first, second string) {
 	t.Helper()
 	clock := time.Date(2026, 11, 28, 14, 0, 0, 0, time.UTC)
-	crashed, err := journal.Open(path, journal.Options{
+	crashed, err := bolt.Open(path, bolt.Options{
 		Now:     func() time.Time { clock = clock.Add(time.Minute); return clock },
 		Entropy: rand.NewChaCha8([32]byte{'i', 'm', 'p', 'o', 'r', 't'}),
 	})
@@ -475,7 +476,7 @@ func TestJournalResolveRefusals(t *testing.T) {
 func TestJournalResolveWhileAServerWrites(t *testing.T) {
 	path, _ := seedJournal(t)
 	first, second := seedCutImports(t, path)
-	server, err := journal.Open(path, journal.Options{})
+	server, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

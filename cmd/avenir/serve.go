@@ -17,6 +17,7 @@ import (
 
 	"github.com/avenir-mcp/avenir/confirm"
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/tools"
 	"github.com/avenir-mcp/avenir/tools/stdio"
 	"github.com/avenir-mcp/avenir/ynab"
@@ -132,7 +133,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		return usagef("serve: %v", err)
 	}
 	jpath := journalPath(e.getenv)
-	j, err := journal.Open(jpath, journal.Options{})
+	j, err := bolt.Open(jpath, bolt.Options{})
 	if err != nil {
 		return err // it names the file and what is wrong with it
 	}

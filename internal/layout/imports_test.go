@@ -22,6 +22,7 @@ var allowed = map[string][]string{
 	"ynab/sandbox/fidelity":     {"ynab", "ynab/sandbox"},
 	"ynab/sandbox/sandboxtest":  {"ynab/sandbox"},
 	"journal":                   {},
+	"journal/bolt":              {"journal"},
 	"journal/storetest":         {"journal"},
 	"confirm":                   {},
 	"undo":                      {"journal"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 
 // testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
 // server and the test helpers are how tests reach real surfaces.
-var testOnly = []string{"statement", "internal/golden", "journal/storetest", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "internal/pgmigrate", "confirm", "journal", "ynab", "tools/ui/uitest"}
+var testOnly = []string{"statement", "internal/golden", "journal/storetest", "journal/bolt", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "internal/pgmigrate", "confirm", "journal", "ynab", "tools/ui/uitest"}
 
 func TestImportDirections(t *testing.T) {
 	goTool, err := exec.LookPath("go")

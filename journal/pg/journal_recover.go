@@ -24,7 +24,7 @@ import (
 const settleLockWait = time.Second
 
 // Recover settles the person's operations left prepared by a writer that is gone, each by c's
-// reading of YNAB, change by change (journal.Journal.Recover says how). It settles a plan's
+// reading of YNAB, change by change (bolt.Journal.Recover says how). It settles a plan's
 // operations only while it holds the plan's lock; those of a plan another writer holds past a
 // short wait, and those this instance is writing, are left to their writers. One c cannot decide
 // stays prepared, and the returned error names it and says why.

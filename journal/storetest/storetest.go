@@ -1,5 +1,5 @@
 // Package storetest is the behaviour every journal.Store keeps, as tests that run against each
-// implementation: the bbolt journal (in package journal's tests) and PostgreSQL's (in
+// implementation: the bbolt journal (in journal/bolt's tests) and PostgreSQL's (in
 // journal/pg's). What only one of them can show (the bbolt file's layout, PostgreSQL's rows,
 // who counts as a live writer) stays in that implementation's own tests.
 package storetest

@@ -1,9 +1,10 @@
-package journal
+package bolt
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -52,30 +53,30 @@ func openTest(t testing.TB) (*Journal, string) {
 }
 
 // testDraft is a draft as the write path would record it for set_category_budget.
-func testDraft(plan, tool string) Draft {
-	return Draft{
+func testDraft(plan, tool string) journal.Draft {
+	return journal.Draft{
 		PlanID:      plan,
 		Tool:        tool,
 		Subject:     json.RawMessage(`{"category": "cat-restaurants", "month": "2026-11-01"}`),
 		Fingerprint: "fp-1",
 		Preview:     "Set Restaurants to 120.00 for November 2026\n\nRestaurants  80.00 → 120.00",
-		Changes: []Change{{
-			Kind: KindMonthCategory, ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
+		Changes: []journal.Change{{
+			Kind: journal.KindMonthCategory, ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
 			Before: json.RawMessage(`{"budgeted": 80000}`), After: json.RawMessage(`{"budgeted":120000}`),
 		}},
 		ConfirmedVia: "mrtr",
-		Client:       Client{Name: "claude-ai", Version: "0.1.0"},
+		Client:       journal.Client{Name: "claude-ai", Version: "0.1.0"},
 	}
 }
 
 // importDraft is a draft as import_transactions records it: no change is known before YNAB
 // answers, since what comes in is YNAB's to choose.
-func importDraft(plan string) Draft {
-	return Draft{PlanID: plan, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
+func importDraft(plan string) journal.Draft {
+	return journal.Draft{PlanID: plan, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
 		Subject: json.RawMessage(`{"linked_account_ids":["acc-1"]}`), ConfirmedVia: "none"}
 }
 
-func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {
+func mustPrepare(t testing.TB, j *Journal, d journal.Draft) journal.Operation {
 	t.Helper()
 	op, err := j.Prepare(t.Context(), d)
 	if err != nil {
@@ -84,7 +85,7 @@ func mustPrepare(t testing.TB, j *Journal, d Draft) Operation {
 	return op
 }
 
-func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
+func mustApplied(t testing.TB, j *Journal, id string, o journal.Outcome) journal.Operation {
 	t.Helper()
 	op, err := j.Applied(t.Context(), id, o)
 	if err != nil {
@@ -93,7 +94,7 @@ func mustApplied(t testing.TB, j *Journal, id string, o Outcome) Operation {
 	return op
 }
 
-func mustGet(t testing.TB, j *Journal, id string) Operation {
+func mustGet(t testing.TB, j *Journal, id string) journal.Operation {
 	t.Helper()
 	op, err := j.Get(t.Context(), id)
 	if err != nil {
@@ -113,18 +114,18 @@ func closeDB(t testing.TB, db *bbolt.DB) {
 // replay rebuilds the journal at path from its events alone and checks that everything else
 // it stores (the event lists, the indexes, in_flight) is what the events say. It returns the
 // replayed operations by id.
-func replay(t testing.TB, path string) map[string]*Operation {
+func replay(t testing.TB, path string) map[string]*journal.Operation {
 	t.Helper()
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("opening %s: %v", path, err)
 	}
 	defer closeDB(t, db)
-	ops := map[string]*Operation{}
+	ops := map[string]*journal.Operation{}
 	err = db.View(func(tx *bbolt.Tx) error {
 		lists := map[string][]byte{}
 		err := tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
-			var ev Event
+			var ev journal.Event
 			if err := json.Unmarshal(v, &ev); err != nil {
 				return err
 			}
@@ -133,12 +134,14 @@ func replay(t testing.TB, path string) map[string]*Operation {
 			}
 			op := ops[ev.Operation]
 			if op == nil {
-				op = &Operation{}
+				op = &journal.Operation{}
 				ops[ev.Operation] = op
 			}
-			if err := op.apply(ev); err != nil {
+			replayed, err := journal.Project(append(op.Events, ev))
+			if err != nil {
 				return fmt.Errorf("replaying: %w", err)
 			}
+			*op = replayed
 			lists[ev.Operation] = append(lists[ev.Operation], k...)
 			return nil
 		})
@@ -150,7 +153,7 @@ func replay(t testing.TB, path string) map[string]*Operation {
 			want.add("by_plan", op.PlanID, id)
 			want.add("by_tool", op.Tool, id)
 			want.add("by_status", string(op.Status), id)
-			if op.Status == StatusPrepared {
+			if op.Status == journal.StatusPrepared {
 				want.add("in_flight", "", id)
 			}
 		}
@@ -234,3 +237,15 @@ func wantErr(t testing.TB, err, target error) {
 		t.Fatalf("error = %v, want %v", err, target)
 	}
 }
+
+// withOutcome returns cs with every change's outcome set to o.
+func withOutcome(cs []journal.Change, o string) []journal.Change {
+	out := slices.Clone(cs)
+	for i := range out {
+		out[i].Outcome = o
+	}
+	return out
+}
+
+// notApplied is what the journal records for a prepared operation YNAB turned out not to have.
+const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB does not have the change"

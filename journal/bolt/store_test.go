@@ -1,11 +1,11 @@
-package journal_test
+package bolt_test
 
 import (
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/journal/storetest"
 )
 
@@ -16,7 +16,7 @@ func TestStore(t *testing.T) {
 		New: func(t *testing.T) storetest.Opener {
 			path := filepath.Join(t.TempDir(), "avenir", "journal.db")
 			return func(t *testing.T, now func() time.Time) storetest.Instance {
-				j, err := journal.Open(path, journal.Options{Now: now})
+				j, err := bolt.Open(path, bolt.Options{Now: now})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,34 +1,23 @@
-package journal
+package bolt
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
+	"github.com/avenir-mcp/avenir/journal"
 
 	"github.com/oklog/ulid/v2"
 	"go.etcd.io/bbolt"
 )
 
-// DefaultLimit is how many operations List returns when the filter sets no limit.
-const DefaultLimit = 20
-
-// Filter selects operations for List. Empty fields select everything.
-type Filter struct {
-	PlanID, Tool string
-	Status       Status
-	Since        time.Time // operations at or after this time
-	Limit        int       // 0 means DefaultLimit
-}
-
 // Get returns the operation id with all its events, or ErrNotFound.
-func (j *Journal) Get(ctx context.Context, id string) (Operation, error) {
+func (j *Journal) Get(ctx context.Context, id string) (journal.Operation, error) {
 	key, err := parseID(id)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	var op Operation
+	var op journal.Operation
 	err = j.view(ctx, func(tx *bbolt.Tx) error {
 		op, err = readOp(tx, key)
 		return err
@@ -39,11 +28,11 @@ func (j *Journal) Get(ctx context.Context, id string) (Operation, error) {
 // List returns the operations f selects, newest first. It walks one index back from the newest
 // operation and stops at the limit or at f.Since, so its cost follows what it returns, not the
 // size of the journal.
-func (j *Journal) List(ctx context.Context, f Filter) ([]Operation, error) {
+func (j *Journal) List(ctx context.Context, f journal.Filter) ([]journal.Operation, error) {
 	if f.Limit <= 0 {
-		f.Limit = DefaultLimit
+		f.Limit = journal.DefaultLimit
 	}
-	var ops []Operation
+	var ops []journal.Operation
 	err := j.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
 		ops, err = list(tx, f)
@@ -54,11 +43,11 @@ func (j *Journal) List(ctx context.Context, f Filter) ([]Operation, error) {
 
 // Pending returns the operations still prepared, oldest first: those whose outcome is not
 // known yet, because they are being written now or their writer stopped.
-func (j *Journal) Pending(ctx context.Context) ([]Operation, error) {
-	var ops []Operation
+func (j *Journal) Pending(ctx context.Context) ([]journal.Operation, error) {
+	var ops []journal.Operation
 	err := j.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		ops, err = listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
+		ops, err = listIndex(tx, indexBucket(tx, bucketByStatus, string(journal.StatusPrepared)))
 		return err
 	})
 	return ops, err
@@ -66,7 +55,7 @@ func (j *Journal) Pending(ctx context.Context) ([]Operation, error) {
 
 // list walks the most selective index f names and checks the other criteria against their
 // indexes, so that only operations it returns are read in full.
-func list(tx *bbolt.Tx, f Filter) ([]Operation, error) {
+func list(tx *bbolt.Tx, f journal.Filter) ([]journal.Operation, error) {
 	walk, others, ok := indexesFor(tx, f)
 	if !ok {
 		return nil, nil // no operation has one of the values asked for
@@ -79,7 +68,7 @@ func list(tx *bbolt.Tx, f Filter) ([]Operation, error) {
 		}
 		since = floor[:]
 	}
-	var ops []Operation
+	var ops []journal.Operation
 	c := walk.Cursor()
 next:
 	for k, _ := c.Last(); k != nil && len(ops) < f.Limit; k, _ = c.Prev() {
@@ -106,14 +95,14 @@ next:
 // indexesFor picks the index list walks, the most selective one f names (a status other than
 // applied is rare, a tool rarer than a plan), and the indexes it checks on the way. ok is false
 // when no operation has one of the values f names.
-func indexesFor(tx *bbolt.Tx, f Filter) (walk *bbolt.Bucket, others []*bbolt.Bucket, ok bool) {
+func indexesFor(tx *bbolt.Tx, f journal.Filter) (walk *bbolt.Bucket, others []*bbolt.Bucket, ok bool) {
 	type criterion struct {
 		index []byte
 		value string
 	}
 	criteria := []criterion{{bucketByTool, f.Tool}, {bucketByPlan, f.PlanID}}
 	status := criterion{bucketByStatus, string(f.Status)}
-	if f.Status == StatusApplied {
+	if f.Status == journal.StatusApplied {
 		criteria = append(criteria, status)
 	} else {
 		criteria = append([]criterion{status}, criteria...)
@@ -139,11 +128,11 @@ func indexesFor(tx *bbolt.Tx, f Filter) (walk *bbolt.Bucket, others []*bbolt.Buc
 }
 
 // listIndex reads every operation in the index sub-bucket b, oldest first.
-func listIndex(tx *bbolt.Tx, b *bbolt.Bucket) ([]Operation, error) {
+func listIndex(tx *bbolt.Tx, b *bbolt.Bucket) ([]journal.Operation, error) {
 	if b == nil {
 		return nil, nil
 	}
-	var ops []Operation
+	var ops []journal.Operation
 	err := b.ForEach(func(k, _ []byte) error {
 		op, err := readOp(tx, k)
 		ops = append(ops, op)
@@ -153,28 +142,26 @@ func listIndex(tx *bbolt.Tx, b *bbolt.Bucket) ([]Operation, error) {
 }
 
 // readOp replays the events of the operation keyed key.
-func readOp(tx *bbolt.Tx, key []byte) (Operation, error) {
+func readOp(tx *bbolt.Tx, key []byte) (journal.Operation, error) {
 	list := tx.Bucket(bucketOps).Get(key)
 	if list == nil {
-		return Operation{}, fmt.Errorf("operation %s: %w", idString(key), ErrNotFound)
+		return journal.Operation{}, fmt.Errorf("operation %s: %w", idString(key), journal.ErrNotFound)
 	}
 	if len(list)%idLen != 0 {
-		return Operation{}, fmt.Errorf("operation %s: its list of events is damaged", idString(key))
+		return journal.Operation{}, fmt.Errorf("operation %s: its list of events is damaged", idString(key))
 	}
 	events := tx.Bucket(bucketEvents)
-	var op Operation
+	evs := make([]journal.Event, 0, len(list)/idLen)
 	for i := 0; i < len(list); i += idLen {
 		raw := events.Get(list[i : i+idLen])
 		if raw == nil {
-			return Operation{}, fmt.Errorf("operation %s: event %s is missing", idString(key), idString(list[i:i+idLen]))
+			return journal.Operation{}, fmt.Errorf("operation %s: event %s is missing", idString(key), idString(list[i:i+idLen]))
 		}
-		var ev Event
+		var ev journal.Event
 		if err := json.Unmarshal(raw, &ev); err != nil {
-			return Operation{}, fmt.Errorf("operation %s: event %s: %w", idString(key), idString(list[i:i+idLen]), err)
+			return journal.Operation{}, fmt.Errorf("operation %s: event %s: %w", idString(key), idString(list[i:i+idLen]), err)
 		}
-		if err := op.apply(ev); err != nil {
-			return Operation{}, err
-		}
+		evs = append(evs, ev)
 	}
-	return op, nil
+	return journal.Project(evs)
 }

@@ -1,8 +1,9 @@
-package journal
+package bolt
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/avenir-mcp/avenir/journal"
 	"testing"
 )
 
@@ -14,10 +15,10 @@ func TestResolveByHand(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		applied bool
-		status  Status
+		status  journal.Status
 	}{
-		{"applied", true, StatusApplied},
-		{"not applied", false, StatusFailed},
+		{"applied", true, journal.StatusApplied},
+		{"not applied", false, journal.StatusFailed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			crashed, path := openTest(t)
@@ -38,15 +39,15 @@ func TestResolveByHand(t *testing.T) {
 				t.Errorf("note %q, error %q", op.Note, op.Error)
 			}
 			last := op.Events[len(op.Events)-1]
-			var data resolution
+			var data struct{ Decision, By string }
 			if err := json.Unmarshal(last.Data, &data); err != nil {
 				t.Fatal(err)
 			}
-			want := OutcomeNotApplied
+			want := journal.OutcomeNotApplied
 			if tt.applied {
-				want = OutcomeApplied
+				want = journal.OutcomeApplied
 			}
-			if last.Type != eventResolved || data.Decision != want || data.By != byHand {
+			if last.Type != "resolved" || data.Decision != want || data.By != byHand {
 				t.Errorf("last event %s %s", last.Type, last.Data)
 			}
 			if got := mustGet(t, crashed, cut.ID); got.Status != tt.status || got.ResolvedBy != byHand {
@@ -56,7 +57,7 @@ func TestResolveByHand(t *testing.T) {
 			if pending, err := crashed.Pending(t.Context()); err != nil || len(pending) != 0 {
 				t.Errorf("still pending: %v, %v", pending, err)
 			}
-			if _, err := cli.ResolveByHand(t.Context(), cut.ID, !tt.applied, byHand); !errors.Is(err, ErrNotPrepared) {
+			if _, err := cli.ResolveByHand(t.Context(), cut.ID, !tt.applied, byHand); !errors.Is(err, journal.ErrNotPrepared) {
 				t.Errorf("a second decision: %v, want ErrNotPrepared", err)
 			}
 		})
@@ -72,7 +73,7 @@ func TestResolveByHandRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := mustPrepare(t, j, importDraft("plan-1"))
-	mustApplied(t, j, done.ID, Outcome{Requests: 2})
+	mustApplied(t, j, done.ID, journal.Outcome{Requests: 2})
 	// Prepared by j, these are j's writes in flight; to cli (another session of this process)
 	// their writer is gone, as after a restart.
 	checkable := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
@@ -84,11 +85,11 @@ func TestResolveByHandRefusals(t *testing.T) {
 		id   string
 		want error
 	}{
-		{"an applied operation", cli, done.ID, ErrNotPrepared},
-		{"one whose changes a read of YNAB can check", cli, checkable.ID, ErrSelfSettling},
-		{"one this process is still writing", j, ownWrite.ID, ErrWriting},
-		{"an unknown operation", cli, "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", ErrNotFound},
-		{"not an id", cli, "import", ErrNotFound},
+		{"an applied operation", cli, done.ID, journal.ErrNotPrepared},
+		{"one whose changes a read of YNAB can check", cli, checkable.ID, journal.ErrSelfSettling},
+		{"one this process is still writing", j, ownWrite.ID, journal.ErrWriting},
+		{"an unknown operation", cli, "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", journal.ErrNotFound},
+		{"not an id", cli, "import", journal.ErrNotFound},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := events(t, path)
@@ -123,7 +124,7 @@ func TestResolveByHandLeavesLiveWritersAlone(t *testing.T) {
 		id = op
 	}
 	_, err := j.ResolveByHand(t.Context(), id, true, byHand)
-	wantErr(t, err, ErrWriting)
+	wantErr(t, err, journal.ErrWriting)
 	if err := c.stdin.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestResolveByHandLeavesLiveWritersAlone(t *testing.T) {
 		t.Fatalf("the child failed: %v\n%s", err, c.stderr.String())
 	}
 	op, err := j.ResolveByHand(t.Context(), id, false, byHand)
-	if err != nil || op.Status != StatusFailed {
+	if err != nil || op.Status != journal.StatusFailed {
 		t.Fatalf("once the writer was gone: %v, %v", op.Status, err)
 	}
 }

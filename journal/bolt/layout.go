@@ -1,8 +1,9 @@
-package journal
+package bolt
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 
 	"github.com/oklog/ulid/v2"
 	"go.etcd.io/bbolt"
@@ -30,7 +31,7 @@ const idLen = len(ulid.ULID{})
 
 // parseID turns an operation id as people see it into its key.
 func parseID(id string) ([]byte, error) {
-	u, err := ParseID(id)
+	u, err := journal.ParseID(id)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,11 @@
-package journal
+package bolt
 
 import (
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"io"
 	"io/fs"
 	"os"
@@ -31,10 +32,6 @@ var (
 	ErrNoJournal = errors.New("no journal yet: nothing has been recorded")
 	// ErrNotJournal is returned for a file that is not an avenir journal, or is damaged.
 	ErrNotJournal = errors.New("not an avenir journal")
-	// ErrNewerSchema is returned for a journal written by a newer avenir.
-	ErrNewerSchema = errors.New("written by a newer avenir")
-	// ErrNotFound is returned for an operation id the journal does not hold.
-	ErrNotFound = errors.New("not in the journal")
 	// ErrBusy is returned when another process held the journal for longer than the lock
 	// timeout.
 	ErrBusy = errors.New("the journal is in use by another avenir process; try again")
@@ -312,7 +309,7 @@ func (j *Journal) verify(tx *bbolt.Tx) error {
 		return j.notJournal(fmt.Sprintf("its schema version %q is not valid", meta.Get(keySchemaVersion)))
 	case v > SchemaVersion:
 		return fmt.Errorf("%s: %w (schema %d; this avenir reads schema %d at most): upgrade avenir to use it; the file was left untouched",
-			j.path, ErrNewerSchema, v, SchemaVersion)
+			j.path, journal.ErrNewerSchema, v, SchemaVersion)
 	}
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {

@@ -1,4 +1,4 @@
-package journal
+package bolt
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"slices"
 	"time"
@@ -17,45 +18,45 @@ import (
 // Prepare records d durably, before YNAB is called, and returns the prepared operation. An
 // undo (d.UndoOf set) is refused when its target is not applied, is already undone, or is
 // being undone by another operation whose outcome is not known yet.
-func (j *Journal) Prepare(ctx context.Context, d Draft) (Operation, error) {
-	d.Changes = slices.Clone(d.Changes) // normalized here, not in the caller's hands
-	if err := d.normalize(); err != nil {
-		return Operation{}, fmt.Errorf("preparing an operation: %w", err)
+func (j *Journal) Prepare(ctx context.Context, d journal.Draft) (journal.Operation, error) {
+	d, e, err := journal.PrepareEntry(d)
+	if err != nil {
+		return journal.Operation{}, fmt.Errorf("preparing an operation: %w", err)
 	}
-	var op Operation
-	err := j.update(ctx, func(tx *bbolt.Tx) error {
+	var op journal.Operation
+	err = j.update(ctx, func(tx *bbolt.Tx) error {
 		if d.UndoOf != "" {
 			if err := checkUndoable(tx, d.UndoOf); err != nil {
 				return err
 			}
 		}
 		var err error
-		op, err = j.prepare(tx, d)
+		op, err = j.prepare(tx, e)
 		return err
 	})
 	if err != nil {
-		return Operation{}, fmt.Errorf("preparing %s: %w", d.Tool, err)
+		return journal.Operation{}, fmt.Errorf("preparing %s: %w", d.Tool, err)
 	}
 	return op, nil
 }
 
 // Applied records YNAB's answer for the prepared operation id. If the operation undoes
 // another, that one is marked undone by it in the same transaction.
-func (j *Journal) Applied(ctx context.Context, id string, o Outcome) (Operation, error) {
-	e, err := AppliedEntry(o)
+func (j *Journal) Applied(ctx context.Context, id string, o journal.Outcome) (journal.Operation, error) {
+	e, err := journal.AppliedEntry(o)
 	if err != nil {
-		return Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
+		return journal.Operation{}, fmt.Errorf("recording operation %s as applied: %w", id, err)
 	}
-	return j.settle(ctx, id, e.Type, e.data)
+	return j.settle(ctx, id, e)
 }
 
 // Failed records that YNAB did not apply the prepared operation id, and why.
-func (j *Journal) Failed(ctx context.Context, id string, reason string, requests int) (Operation, error) {
-	e, err := FailedEntry(reason, requests)
+func (j *Journal) Failed(ctx context.Context, id string, reason string, requests int) (journal.Operation, error) {
+	e, err := journal.FailedEntry(reason, requests)
 	if err != nil {
-		return Operation{}, fmt.Errorf("recording operation %s as failed: %w", id, err)
+		return journal.Operation{}, fmt.Errorf("recording operation %s as failed: %w", id, err)
 	}
-	return j.settle(ctx, id, e.Type, e.data)
+	return j.settle(ctx, id, e)
 }
 
 // Answered records that the answer telling the outcome of operation id reached the client.
@@ -72,8 +73,7 @@ func (j *Journal) Answered(ctx context.Context, id string) error {
 		if err != nil || op.Answered {
 			return err
 		}
-		e := AnsweredEntry()
-		_, err = j.appendEvent(tx, key, e.Type, e.data)
+		_, err = j.appendEvent(tx, key, journal.AnsweredEntry())
 		return err
 	})
 	if err != nil {
@@ -83,36 +83,35 @@ func (j *Journal) Answered(ctx context.Context, id string) error {
 }
 
 // settle appends the event that ends the prepared operation id in its own transaction.
-func (j *Journal) settle(ctx context.Context, id, typ string, data any) (Operation, error) {
+func (j *Journal) settle(ctx context.Context, id string, e journal.Entry) (journal.Operation, error) {
 	key, err := parseID(id)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	var op Operation
+	var op journal.Operation
 	err = j.update(ctx, func(tx *bbolt.Tx) error {
-		op, err = j.settleTx(tx, key, typ, data)
+		op, err = j.settleTx(tx, key, e)
 		return err
 	})
 	if err != nil {
-		return Operation{}, fmt.Errorf("recording operation %s as %s: %w", id, typ, err)
+		return journal.Operation{}, fmt.Errorf("recording operation %s as %s: %w", id, e.Type, err)
 	}
 	return op, nil
 }
 
 // settleTx appends the event that ends the prepared operation keyed key and, if that applied
 // an undo, links the undone operation to it.
-func (j *Journal) settleTx(tx *bbolt.Tx, key []byte, typ string, data any) (Operation, error) {
-	op, err := j.appendEvent(tx, key, typ, data)
-	if err != nil || op.UndoOf == "" || op.Status == StatusFailed {
+func (j *Journal) settleTx(tx *bbolt.Tx, key []byte, e journal.Entry) (journal.Operation, error) {
+	op, err := j.appendEvent(tx, key, e)
+	if err != nil || op.UndoOf == "" || op.Status == journal.StatusFailed {
 		return op, err
 	}
 	target, err := parseID(op.UndoOf)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	undone := UndoneEntry(op.ID)
-	if _, err := j.appendEvent(tx, target, undone.Type, undone.data); err != nil {
-		return Operation{}, err
+	if _, err := j.appendEvent(tx, target, journal.UndoneEntry(op.ID)); err != nil {
+		return journal.Operation{}, err
 	}
 	return op, nil
 }
@@ -127,7 +126,7 @@ func checkUndoable(tx *bbolt.Tx, id string) error {
 	if err != nil {
 		return err
 	}
-	pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
+	pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(journal.StatusPrepared)))
 	if err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func checkUndoable(tx *bbolt.Tx, id string) error {
 			undoing = append(undoing, op.ID)
 		}
 	}
-	return CheckUndo(target, undoing)
+	return journal.CheckUndo(target, undoing)
 }
 
 // writer identifies who is writing a prepared operation, so that recovery leaves alone the
@@ -147,25 +146,25 @@ type writer struct {
 	Session string `json:"session"`
 }
 
-// prepare appends the "prepared" event of a new operation and indexes it.
-func (j *Journal) prepare(tx *bbolt.Tx, d Draft) (Operation, error) {
+// prepare appends e, the "prepared" entry of a new operation, and indexes the operation.
+func (j *Journal) prepare(tx *bbolt.Tx, e journal.Entry) (journal.Operation, error) {
 	now := j.now().UTC()
 	id, err := j.newID(tx, now)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	ev, err := newEvent(id, now, id.String(), eventPrepared, d)
+	ev, err := e.Event(id.String(), now, id.String())
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	var op Operation
-	if err := op.apply(ev); err != nil {
-		return Operation{}, err
+	op, err := journal.Project([]journal.Event{ev})
+	if err != nil {
+		return journal.Operation{}, err
 	}
 	key := id.Bytes()
 	inFlight, err := json.Marshal(writer{PID: os.Getpid(), Session: j.session})
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
 	err = errors.Join(
 		putEvent(tx, key, ev),
@@ -178,50 +177,42 @@ func (j *Journal) prepare(tx *bbolt.Tx, d Draft) (Operation, error) {
 	return op, err
 }
 
-// appendEvent appends an event of type typ to the operation keyed key, if the operation's
-// state allows it, and keeps the indexes in step.
-func (j *Journal) appendEvent(tx *bbolt.Tx, key []byte, typ string, data any) (Operation, error) {
-	op, err := readOp(tx, key)
+// appendEvent appends e to the operation keyed key, if the operation's state allows it, and
+// keeps the indexes in step.
+func (j *Journal) appendEvent(tx *bbolt.Tx, key []byte, e journal.Entry) (journal.Operation, error) {
+	was, err := readOp(tx, key)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
 	now := j.now().UTC()
 	id, err := j.newID(tx, now)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	ev, err := newEvent(id, now, op.ID, typ, data)
+	ev, err := e.Event(id.String(), now, was.ID)
 	if err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	was := op.Status
-	if err := op.apply(ev); err != nil {
-		return Operation{}, err
+	op, err := journal.Project(append(slices.Clip(was.Events), ev))
+	if err != nil {
+		return journal.Operation{}, err
 	}
 	ops := tx.Bucket(bucketOps)
 	events := append(bytes.Clone(ops.Get(key)), id[:]...)
 	if err := errors.Join(putEvent(tx, id.Bytes(), ev), ops.Put(key, events)); err != nil {
-		return Operation{}, err
+		return journal.Operation{}, err
 	}
-	if op.Status == was {
+	if op.Status == was.Status {
 		return op, nil
 	}
 	return op, errors.Join(
-		removeFromIndex(tx, bucketByStatus, string(was), key),
+		removeFromIndex(tx, bucketByStatus, string(was.Status), key),
 		addToIndex(tx, bucketByStatus, string(op.Status), key),
 		tx.Bucket(bucketInFlight).Delete(key),
 	)
 }
 
-func newEvent(id ulid.ULID, now time.Time, op, typ string, data any) (Event, error) {
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return Event{}, fmt.Errorf("encoding a %s event: %w", typ, err)
-	}
-	return Event{ID: id.String(), Time: now, Operation: op, Type: typ, Data: raw}, nil
-}
-
-func putEvent(tx *bbolt.Tx, key []byte, ev Event) error {
+func putEvent(tx *bbolt.Tx, key []byte, ev journal.Event) error {
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event %s: %w", ev.ID, err)

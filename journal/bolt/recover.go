@@ -1,25 +1,15 @@
-package journal
+package bolt
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"os"
 
 	"go.etcd.io/bbolt"
 )
-
-// Checker tells, change by change, whether YNAB holds the changes of an operation whose writer
-// stopped before it recorded the outcome. It answers from what YNAB shows, never from a guess:
-// it returns op's changes, each with its outcome (applied or not_applied) and, for a created
-// thing it found, the id YNAB gave it; when it cannot tell, it returns an error.
-type Checker interface {
-	Check(ctx context.Context, op Operation) ([]Change, error)
-}
-
-// notApplied is the error recorded for a prepared operation that YNAB turned out not to have.
-const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB does not have the change"
 
 // Recover resolves the operations left prepared by a process that stopped (a crash, a kill)
 // before it recorded their outcome: each is checked with c, change by change, and gets a
@@ -28,13 +18,13 @@ const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB d
 //
 // It returns the operations it resolved. One that c could not decide stays prepared, to be
 // tried again at the next start, and the returned error names it and says why.
-func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
+func (j *Journal) Recover(ctx context.Context, c journal.Checker) ([]journal.Operation, error) {
 	pending, err := j.orphans(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recovering prepared operations: %w", err)
 	}
 	var (
-		ops  []Operation
+		ops  []journal.Operation
 		errs []error
 	)
 	for _, op := range pending {
@@ -56,10 +46,10 @@ func (j *Journal) Recover(ctx context.Context, c Checker) ([]Operation, error) {
 }
 
 // orphans returns the prepared operations whose writer is gone.
-func (j *Journal) orphans(ctx context.Context) ([]Operation, error) {
-	var orphans []Operation
+func (j *Journal) orphans(ctx context.Context) ([]journal.Operation, error) {
+	var orphans []journal.Operation
 	err := j.view(ctx, func(tx *bbolt.Tx) error {
-		pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(StatusPrepared)))
+		pending, err := listIndex(tx, indexBucket(tx, bucketByStatus, string(journal.StatusPrepared)))
 		if err != nil {
 			return err
 		}
@@ -82,13 +72,13 @@ func (j *Journal) orphans(ctx context.Context) ([]Operation, error) {
 // outcome its writer could not record. Each change must carry its outcome (applied or
 // not_applied). If another process resolved it first, it returns the operation as that
 // process left it.
-func (j *Journal) Resolve(ctx context.Context, id string, changes []Change) (Operation, error) {
-	e, err := RecoveredEntry(changes)
+func (j *Journal) Resolve(ctx context.Context, id string, changes []journal.Change) (journal.Operation, error) {
+	e, err := journal.RecoveredEntry(changes)
 	if err != nil {
-		return Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
+		return journal.Operation{}, fmt.Errorf("resolving operation %s: %w", id, err)
 	}
-	op, err := j.settle(ctx, id, e.Type, e.data)
-	if errors.Is(err, ErrNotPrepared) {
+	op, err := j.settle(ctx, id, e)
+	if errors.Is(err, journal.ErrNotPrepared) {
 		return j.Get(ctx, id)
 	}
 	return op, err

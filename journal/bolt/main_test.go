@@ -1,10 +1,11 @@
-package journal
+package bolt
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -99,7 +100,7 @@ func writeOps(j *Journal) error {
 	}
 	for _, op := range recovered {
 		reportEvents(op.Events[len(op.Events)-1:])
-		if op.UndoOf != "" && op.Status == StatusApplied {
+		if op.UndoOf != "" && op.Status == journal.StatusApplied {
 			fmt.Printf("undone %s %s\n", op.UndoOf, op.ID)
 		}
 	}
@@ -119,20 +120,20 @@ func writeOps(j *Journal) error {
 			return err
 		}
 		reportEvents(op.Events)
-		var settled Operation
+		var settled journal.Operation
 		switch rng.IntN(8) {
 		case 0:
 			settled, err = j.Failed(context.Background(), op.ID, "YNAB answered 503", 1)
 		case 1:
-			settled, err = j.Applied(context.Background(), op.ID, Outcome{Partial: true, Note: "only the flags", Requests: 2})
+			settled, err = j.Applied(context.Background(), op.ID, journal.Outcome{Partial: true, Note: "only the flags", Requests: 2})
 		default:
-			settled, err = j.Applied(context.Background(), op.ID, Outcome{ServerKnowledge: int64(i), Requests: 1})
+			settled, err = j.Applied(context.Background(), op.ID, journal.Outcome{ServerKnowledge: int64(i), Requests: 1})
 		}
 		if err != nil {
 			return err
 		}
 		reportEvents(settled.Events[len(op.Events):])
-		if settled.Status != StatusFailed {
+		if settled.Status != journal.StatusFailed {
 			undoable = append(undoable, op.ID)
 			if d.UndoOf != "" {
 				fmt.Printf("undone %s %s\n", d.UndoOf, op.ID)
@@ -155,7 +156,7 @@ func envInt(name string) (int, error) {
 	return n, nil
 }
 
-func reportEvents(evs []Event) {
+func reportEvents(evs []journal.Event) {
 	for _, ev := range evs {
 		fmt.Printf("event %s %s %s\n", ev.Operation, ev.ID, ev.Type)
 	}
@@ -164,7 +165,7 @@ func reportEvents(evs []Event) {
 // parity decides from an operation's id alone, so that the test can tell what it answered.
 type parity struct{}
 
-func (parity) Check(_ context.Context, op Operation) ([]Change, error) {
+func (parity) Check(_ context.Context, op journal.Operation) ([]journal.Change, error) {
 	return outcomes(op.Changes, parityApplied(op.ID)), nil
 }
 
@@ -297,14 +298,14 @@ func (r *report) add(t *testing.T, lines []string) {
 
 // check fails unless every event reported is in ops (a replay of the journal) and every
 // recovered operation was resolved as the checker answered.
-func (r *report) check(t *testing.T, ops map[string]*Operation) {
+func (r *report) check(t *testing.T, ops map[string]*journal.Operation) {
 	t.Helper()
 	for ev, opID := range r.events {
 		op := ops[opID]
 		if op == nil {
 			t.Fatalf("operation %s is missing", opID)
 		}
-		if !slices.ContainsFunc(op.Events, func(e Event) bool { return e.ID == ev && e.Type == r.types[ev] }) {
+		if !slices.ContainsFunc(op.Events, func(e journal.Event) bool { return e.ID == ev && e.Type == r.types[ev] }) {
 			t.Fatalf("event %s (%s) of operation %s is missing", ev, r.types[ev], opID)
 		}
 	}
@@ -315,7 +316,7 @@ func (r *report) check(t *testing.T, ops map[string]*Operation) {
 	}
 	for _, op := range ops {
 		last := op.Events[len(op.Events)-1]
-		if last.Type == eventRecovered && (op.Status == StatusApplied) != parityApplied(op.ID) {
+		if last.Type == "recovered" && (op.Status == journal.StatusApplied) != parityApplied(op.ID) {
 			t.Fatalf("operation %s was recovered as %s, against what YNAB said", op.ID, op.Status)
 		}
 	}

@@ -1,4 +1,4 @@
-package journal
+package bolt
 
 import (
 	"context"
@@ -6,15 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 )
-
-// ErrPlanBusy is returned by LockPlan when another writer held the plan's lock for the whole
-// wait.
-var ErrPlanBusy = errors.New("another avenir is writing to this plan")
 
 // One writer per plan (design.md): every avenir process on the machine that shares this journal
 // takes the plan's lock before the read a write is applied on, and keeps it until the journal
@@ -81,7 +78,7 @@ func busy(ctx context.Context, wait time.Duration) error {
 	if errors.Is(context.Cause(ctx), context.Canceled) {
 		return ctx.Err()
 	}
-	return fmt.Errorf("%w, and held its lock for more than %s; nothing was written. Try again in a moment", ErrPlanBusy, wait)
+	return fmt.Errorf("%w, and held its lock for more than %s; nothing was written. Try again in a moment", journal.ErrPlanBusy, wait)
 }
 
 // planLockPath is the lock file of planID, in a folder beside the journal. The plan id is

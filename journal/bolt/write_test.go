@@ -1,8 +1,9 @@
-package journal
+package bolt
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/avenir-mcp/avenir/journal"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,58 +13,58 @@ import (
 )
 
 func TestWriteAhead(t *testing.T) {
-	created := []Change{{Kind: KindTransaction, ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
-	two := func(a, b string) []Change {
-		return []Change{
-			{Kind: KindMonthCategory, ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
-			{Kind: KindMonthCategory, ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
+	created := []journal.Change{{Kind: journal.KindTransaction, ID: "tx-new", Label: "2026-11-28 Market -86.40", After: json.RawMessage(`{"amount":-86400}`)}}
+	two := func(a, b string) []journal.Change {
+		return []journal.Change{
+			{Kind: journal.KindMonthCategory, ID: "cat-a", Month: "2026-11-01", Label: "A", Outcome: a},
+			{Kind: journal.KindMonthCategory, ID: "cat-b", Month: "2026-11-01", Label: "B", Outcome: b},
 		}
 	}
 	cases := []struct {
 		name   string
-		settle func(j *Journal, id string) (Operation, error)
-		want   func(op *Operation)
+		settle func(j *Journal, id string) (journal.Operation, error)
+		want   func(op *journal.Operation)
 		event  string
 	}{
-		{"applied", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(t.Context(), id, Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
-		}, func(op *Operation) {
-			op.Status, op.CreatedIDs, op.ServerKnowledge, op.Requests = StatusApplied, []string{"tx-new"}, 42, 2
-			op.Changes = withOutcome(op.Changes, OutcomeApplied)
+		{"applied", func(j *Journal, id string) (journal.Operation, error) {
+			return j.Applied(t.Context(), id, journal.Outcome{CreatedIDs: []string{"tx-new"}, ServerKnowledge: 42, Requests: 2})
+		}, func(op *journal.Operation) {
+			op.Status, op.CreatedIDs, op.ServerKnowledge, op.Requests = journal.StatusApplied, []string{"tx-new"}, 42, 2
+			op.Changes = withOutcome(op.Changes, journal.OutcomeApplied)
 		}, "applied"},
-		{"applied with the ids YNAB gave", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(t.Context(), id, Outcome{Changes: created, Requests: 1})
-		}, func(op *Operation) {
-			op.Status, op.Changes, op.Requests = StatusApplied, withOutcome(created, OutcomeApplied), 1
+		{"applied with the ids YNAB gave", func(j *Journal, id string) (journal.Operation, error) {
+			return j.Applied(t.Context(), id, journal.Outcome{Changes: created, Requests: 1})
+		}, func(op *journal.Operation) {
+			op.Status, op.Changes, op.Requests = journal.StatusApplied, withOutcome(created, journal.OutcomeApplied), 1
 		}, "applied"},
-		{"partial, as journals before per-change outcomes wrote it", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(t.Context(), id, Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
-		}, func(op *Operation) {
-			op.Status, op.Note, op.Requests = StatusPartial, "the flags were set; the categories were not", 3
-			op.Changes = withOutcome(op.Changes, OutcomeUnknown)
+		{"partial, as journals before per-change outcomes wrote it", func(j *Journal, id string) (journal.Operation, error) {
+			return j.Applied(t.Context(), id, journal.Outcome{Partial: true, Note: "the flags were set; the categories were not", Requests: 3})
+		}, func(op *journal.Operation) {
+			op.Status, op.Note, op.Requests = journal.StatusPartial, "the flags were set; the categories were not", 3
+			op.Changes = withOutcome(op.Changes, journal.OutcomeUnknown)
 		}, "applied"},
-		{"partial, change by change", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(t.Context(), id, Outcome{Changes: two(OutcomeApplied, OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
-		}, func(op *Operation) {
-			op.Status, op.Changes, op.Error, op.Requests = StatusPartial, two(OutcomeApplied, OutcomeNotApplied), "B: YNAB answered 500", 2
+		{"partial, change by change", func(j *Journal, id string) (journal.Operation, error) {
+			return j.Applied(t.Context(), id, journal.Outcome{Changes: two(journal.OutcomeApplied, journal.OutcomeNotApplied), Error: "B: YNAB answered 500", Requests: 2})
+		}, func(op *journal.Operation) {
+			op.Status, op.Changes, op.Error, op.Requests = journal.StatusPartial, two(journal.OutcomeApplied, journal.OutcomeNotApplied), "B: YNAB answered 500", 2
 		}, "applied"},
-		{"all applied, change by change", func(j *Journal, id string) (Operation, error) {
-			return j.Applied(t.Context(), id, Outcome{Changes: two(OutcomeApplied, OutcomeApplied), ReadBack: true, Requests: 3})
-		}, func(op *Operation) {
-			op.Status, op.Changes, op.ReadBack, op.Requests = StatusApplied, two(OutcomeApplied, OutcomeApplied), true, 3
+		{"all applied, change by change", func(j *Journal, id string) (journal.Operation, error) {
+			return j.Applied(t.Context(), id, journal.Outcome{Changes: two(journal.OutcomeApplied, journal.OutcomeApplied), ReadBack: true, Requests: 3})
+		}, func(op *journal.Operation) {
+			op.Status, op.Changes, op.ReadBack, op.Requests = journal.StatusApplied, two(journal.OutcomeApplied, journal.OutcomeApplied), true, 3
 		}, "applied"},
-		{"failed", func(j *Journal, id string) (Operation, error) {
+		{"failed", func(j *Journal, id string) (journal.Operation, error) {
 			return j.Failed(t.Context(), id, "YNAB refused the token", 1)
-		}, func(op *Operation) {
-			op.Status, op.Error, op.Requests = StatusFailed, "YNAB refused the token", 1
-			op.Changes = withOutcome(op.Changes, OutcomeNotApplied)
+		}, func(op *journal.Operation) {
+			op.Status, op.Error, op.Requests = journal.StatusFailed, "YNAB refused the token", 1
+			op.Changes = withOutcome(op.Changes, journal.OutcomeNotApplied)
 		}, "failed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			j, path := openTest(t)
 			prepared := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-			if prepared.Status != StatusPrepared {
+			if prepared.Status != journal.StatusPrepared {
 				t.Fatalf("status after Prepare = %s", prepared.Status)
 			}
 			if stored, err := j.Get(t.Context(), prepared.ID); err != nil || !reflect.DeepEqual(stored, prepared) {
@@ -91,7 +92,7 @@ func TestWriteAhead(t *testing.T) {
 	}
 }
 
-func eventTypes(op Operation) []string {
+func eventTypes(op journal.Operation) []string {
 	var types []string
 	for _, ev := range op.Events {
 		types = append(types, ev.Type)
@@ -103,7 +104,7 @@ func TestPrepareRecordsTheDraft(t *testing.T) {
 	j, _ := openTest(t)
 	d := testDraft("plan-1", "set_category_budget")
 	d.Summary = ""
-	d.Changes = append(d.Changes, Change{Kind: KindTransaction, Label: "new", Before: json.RawMessage("null"), After: json.RawMessage(`{"amount": 1000}`)})
+	d.Changes = append(d.Changes, journal.Change{Kind: journal.KindTransaction, Label: "new", Before: json.RawMessage("null"), After: json.RawMessage(`{"amount": 1000}`)})
 	op := mustPrepare(t, j, d)
 	if op.Summary != "Set Restaurants to 120.00 for November 2026" {
 		t.Errorf("summary = %q, want the preview's first line", op.Summary)
@@ -128,18 +129,18 @@ func TestPrepareRecordsTheDraft(t *testing.T) {
 func TestPrepareRefusesBadDrafts(t *testing.T) {
 	cases := []struct {
 		name   string
-		change func(d *Draft)
+		change func(d *journal.Draft)
 		want   string
 	}{
-		{"no plan", func(d *Draft) { d.PlanID = "" }, "names no plan"},
-		{"no tool", func(d *Draft) { d.Tool = "" }, "names no tool"},
-		{"unknown confirmation", func(d *Draft) { d.ConfirmedVia = "nod" }, `confirmation "nod"`},
-		{"nothing to show", func(d *Draft) { d.Summary, d.Preview = "", "" }, "neither a summary nor a preview"},
-		{"bad subject", func(d *Draft) { d.Subject = json.RawMessage(`{"a":`) }, "subject: not valid JSON"},
-		{"change without kind", func(d *Draft) { d.Changes[0].Kind = "" }, "change 1 has no kind"},
-		{"before not an object", func(d *Draft) { d.Changes[0].Before = json.RawMessage(`80000`) }, "before: not a JSON object"},
-		{"undo of an unknown operation", func(d *Draft) { d.UndoOf = "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST" }, "not in the journal"},
-		{"undo of a malformed id", func(d *Draft) { d.UndoOf = "42" }, "not in the journal"},
+		{"no plan", func(d *journal.Draft) { d.PlanID = "" }, "names no plan"},
+		{"no tool", func(d *journal.Draft) { d.Tool = "" }, "names no tool"},
+		{"unknown confirmation", func(d *journal.Draft) { d.ConfirmedVia = "nod" }, `confirmation "nod"`},
+		{"nothing to show", func(d *journal.Draft) { d.Summary, d.Preview = "", "" }, "neither a summary nor a preview"},
+		{"bad subject", func(d *journal.Draft) { d.Subject = json.RawMessage(`{"a":`) }, "subject: not valid JSON"},
+		{"change without kind", func(d *journal.Draft) { d.Changes[0].Kind = "" }, "change 1 has no kind"},
+		{"before not an object", func(d *journal.Draft) { d.Changes[0].Before = json.RawMessage(`80000`) }, "before: not a JSON object"},
+		{"undo of an unknown operation", func(d *journal.Draft) { d.UndoOf = "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST" }, "not in the journal"},
+		{"undo of a malformed id", func(d *journal.Draft) { d.UndoOf = "42" }, "not in the journal"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,14 +162,14 @@ func TestPrepareRefusesBadDrafts(t *testing.T) {
 func TestOutcomeOnlyOnce(t *testing.T) {
 	j, _ := openTest(t)
 	op := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-	mustApplied(t, j, op.ID, Outcome{Requests: 1})
+	mustApplied(t, j, op.ID, journal.Outcome{Requests: 1})
 
-	_, err := j.Applied(t.Context(), op.ID, Outcome{Requests: 1})
-	wantErr(t, err, ErrNotPrepared)
+	_, err := j.Applied(t.Context(), op.ID, journal.Outcome{Requests: 1})
+	wantErr(t, err, journal.ErrNotPrepared)
 	_, err = j.Failed(t.Context(), op.ID, "timeout", 1)
-	wantErr(t, err, ErrNotPrepared)
+	wantErr(t, err, journal.ErrNotPrepared)
 	got, err := j.Get(t.Context(), op.ID)
-	if err != nil || got.Status != StatusApplied || len(got.Events) != 2 {
+	if err != nil || got.Status != journal.StatusApplied || len(got.Events) != 2 {
 		t.Errorf("after refused outcomes: %s with %d events, %v", got.Status, len(got.Events), err)
 	}
 }
@@ -177,18 +178,18 @@ func TestUnknownIDs(t *testing.T) {
 	j, _ := openTest(t)
 	for _, id := range []string{"01JD3Q6V5G8Y2ZQ4M7N9P0R1ST", "not-an-id", ""} {
 		_, err := j.Get(t.Context(), id)
-		wantErr(t, err, ErrNotFound)
-		_, err = j.Applied(t.Context(), id, Outcome{})
-		wantErr(t, err, ErrNotFound)
+		wantErr(t, err, journal.ErrNotFound)
+		_, err = j.Applied(t.Context(), id, journal.Outcome{})
+		wantErr(t, err, journal.ErrNotFound)
 		_, err = j.Failed(t.Context(), id, "x", 0)
-		wantErr(t, err, ErrNotFound)
+		wantErr(t, err, journal.ErrNotFound)
 	}
 }
 
 func TestUndo(t *testing.T) {
 	j, path := openTest(t)
 	orig := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-	mustApplied(t, j, orig.ID, Outcome{Requests: 1})
+	mustApplied(t, j, orig.ID, journal.Outcome{Requests: 1})
 
 	undo := testDraft("plan-1", "undo_operation")
 	undo.UndoOf = orig.ID
@@ -203,12 +204,12 @@ func TestUndo(t *testing.T) {
 		t.Fatalf("undone by %s before the undo was applied", got.UndoneBy)
 	}
 
-	u = mustApplied(t, j, u.ID, Outcome{Requests: 1})
+	u = mustApplied(t, j, u.ID, journal.Outcome{Requests: 1})
 	if u.UndoOf != orig.ID {
 		t.Errorf("undo of %q, want %s", u.UndoOf, orig.ID)
 	}
 	got, err := j.Get(t.Context(), orig.ID)
-	if err != nil || got.UndoneBy != u.ID || got.Status != StatusApplied {
+	if err != nil || got.UndoneBy != u.ID || got.Status != journal.StatusApplied {
 		t.Fatalf("original after undo: undone by %q, %s, %v", got.UndoneBy, got.Status, err)
 	}
 	if types := eventTypes(got); !reflect.DeepEqual(types, []string{"prepared", "applied", "undone"}) {
@@ -216,13 +217,13 @@ func TestUndo(t *testing.T) {
 	}
 
 	_, err = j.Prepare(t.Context(), undo)
-	wantErr(t, err, ErrAlreadyUndone)
+	wantErr(t, err, journal.ErrAlreadyUndone)
 
 	// Undoing the undo redoes; the redo is an operation like any other.
 	redo := testDraft("plan-1", "undo_operation")
 	redo.UndoOf = u.ID
 	r := mustPrepare(t, j, redo)
-	mustApplied(t, j, r.ID, Outcome{Requests: 1})
+	mustApplied(t, j, r.ID, journal.Outcome{Requests: 1})
 	if got := mustGet(t, j, u.ID); got.UndoneBy != r.ID {
 		t.Errorf("the undo is undone by %q, want %s", got.UndoneBy, r.ID)
 	}
@@ -232,7 +233,7 @@ func TestUndo(t *testing.T) {
 func TestUndoThatFailedLeavesTheTargetUndoable(t *testing.T) {
 	j, _ := openTest(t)
 	orig := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-	mustApplied(t, j, orig.ID, Outcome{Requests: 1})
+	mustApplied(t, j, orig.ID, journal.Outcome{Requests: 1})
 	undo := testDraft("plan-1", "undo_operation")
 	undo.UndoOf = orig.ID
 	u := mustPrepare(t, j, undo)
@@ -243,7 +244,7 @@ func TestUndoThatFailedLeavesTheTargetUndoable(t *testing.T) {
 		t.Errorf("a failed undo marked the original undone by %s", got.UndoneBy)
 	}
 	u2 := mustPrepare(t, j, undo)
-	mustApplied(t, j, u2.ID, Outcome{Requests: 1})
+	mustApplied(t, j, u2.ID, journal.Outcome{Requests: 1})
 	if got := mustGet(t, j, orig.ID); got.UndoneBy != u2.ID {
 		t.Errorf("undone by %q, want %s", got.UndoneBy, u2.ID)
 	}
@@ -270,13 +271,17 @@ func TestOnlyAppliedOperationsCanBeUndone(t *testing.T) {
 func TestSecondUndoneLinkIsRefused(t *testing.T) {
 	j, _ := openTest(t)
 	orig := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-	mustApplied(t, j, orig.ID, Outcome{Requests: 1})
-	var second Operation
+	mustApplied(t, j, orig.ID, journal.Outcome{Requests: 1})
+	var second journal.Operation
 	for i := range 2 {
 		undo := testDraft("plan-1", "undo_operation")
 		undo.UndoOf = orig.ID
 		err := j.update(t.Context(), func(tx *bbolt.Tx) error { // past the checks of Prepare
-			op, err := j.prepare(tx, undo)
+			_, e, err := journal.PrepareEntry(undo)
+			if err != nil {
+				return err
+			}
+			op, err := j.prepare(tx, e)
 			second = op
 			return err
 		})
@@ -284,12 +289,12 @@ func TestSecondUndoneLinkIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			mustApplied(t, j, second.ID, Outcome{Requests: 1})
+			mustApplied(t, j, second.ID, journal.Outcome{Requests: 1})
 		}
 	}
-	_, err := j.Applied(t.Context(), second.ID, Outcome{Requests: 1})
-	wantErr(t, err, ErrAlreadyUndone)
-	if got := mustGet(t, j, second.ID); got.Status != StatusPrepared {
+	_, err := j.Applied(t.Context(), second.ID, journal.Outcome{Requests: 1})
+	wantErr(t, err, journal.ErrAlreadyUndone)
+	if got := mustGet(t, j, second.ID); got.Status != journal.StatusPrepared {
 		t.Errorf("the refused undo is %s, want still prepared", got.Status)
 	}
 }
@@ -298,13 +303,13 @@ func TestSecondUndoneLinkIsRefused(t *testing.T) {
 func TestEventsAreNeverRewritten(t *testing.T) {
 	j, path := openTest(t)
 	a := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
-	mustApplied(t, j, a.ID, Outcome{Requests: 1})
+	mustApplied(t, j, a.ID, journal.Outcome{Requests: 1})
 	first := events(t, path)
 
 	undo := testDraft("plan-1", "undo_operation")
 	undo.UndoOf = a.ID
 	u := mustPrepare(t, j, undo)
-	mustApplied(t, j, u.ID, Outcome{Requests: 1})
+	mustApplied(t, j, u.ID, journal.Outcome{Requests: 1})
 	b := mustPrepare(t, j, testDraft("plan-2", "flag_transactions"))
 	if _, err := j.Failed(t.Context(), b.ID, "no", 0); err != nil {
 		t.Fatal(err)
@@ -352,7 +357,7 @@ func TestIDsFollowCommitsWhenTheClockGoesBack(t *testing.T) {
 	for range 5 {
 		ids = append(ids, mustPrepare(t, j, testDraft("plan-1", "set_category_budget")).ID)
 	}
-	ops, err := j.List(t.Context(), Filter{})
+	ops, err := j.List(t.Context(), journal.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +376,7 @@ func TestAnswered(t *testing.T) {
 	if err := j.Answered(t.Context(), op.ID); err == nil {
 		t.Fatal("a prepared operation was recorded as answered")
 	}
-	mustApplied(t, j, op.ID, Outcome{Requests: 1})
+	mustApplied(t, j, op.ID, journal.Outcome{Requests: 1})
 	for range 2 {
 		if err := j.Answered(t.Context(), op.ID); err != nil {
 			t.Fatal(err)
@@ -383,8 +388,8 @@ func TestAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := j.Get(t.Context(), op.ID)
-	if err != nil || !got.Answered || got.Status != StatusApplied || len(got.Events) != 3 {
+	if err != nil || !got.Answered || got.Status != journal.StatusApplied || len(got.Events) != 3 {
 		t.Fatalf("after Answered twice: answered %v, %s, %d events, %v; want answered, applied, 3 events", got.Answered, got.Status, len(got.Events), err)
 	}
-	wantErr(t, j.Answered(t.Context(), "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST"), ErrNotFound)
+	wantErr(t, j.Answered(t.Context(), "01JD3Q6V5G8Y2ZQ4M7N9P0R1ST"), journal.ErrNotFound)
 }

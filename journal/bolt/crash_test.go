@@ -1,8 +1,9 @@
-package journal
+package bolt
 
 import (
 	"errors"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -41,7 +42,7 @@ func TestKilledWriters(t *testing.T) {
 		}
 		replayed := replay(t, path)
 		for _, op := range replayed {
-			if slices.ContainsFunc(op.Events, func(e Event) bool { return e.Type == eventRecovered }) {
+			if slices.ContainsFunc(op.Events, func(e journal.Event) bool { return e.Type == "recovered" }) {
 				recovered++
 			}
 		}
@@ -93,7 +94,7 @@ func TestTwoWritersAndAReader(t *testing.T) {
 // against the one before: newest first, no operation gone, no outcome taken back. It returns
 // how many listings it made while the journal existed.
 func listLoop(t *testing.T, path string, done <-chan struct{}) int {
-	seen := map[string]Operation{}
+	seen := map[string]journal.Operation{}
 	n := 0
 	for {
 		select {
@@ -109,7 +110,7 @@ func listLoop(t *testing.T, path string, done <-chan struct{}) int {
 			t.Errorf("opening: %v", err)
 			return n
 		}
-		ops, err := j.List(t.Context(), Filter{Limit: 1 << 20})
+		ops, err := j.List(t.Context(), journal.Filter{Limit: 1 << 20})
 		if err != nil {
 			t.Errorf("listing: %v", err)
 			return n
@@ -122,7 +123,7 @@ func listLoop(t *testing.T, path string, done <-chan struct{}) int {
 				t.Errorf("listing %d: %s comes after %s", n, op.ID, ops[i-1].ID)
 			}
 			if before, ok := seen[op.ID]; ok {
-				if before.Status != StatusPrepared && before.Status != op.Status || before.UndoneBy != "" && before.UndoneBy != op.UndoneBy {
+				if before.Status != journal.StatusPrepared && before.Status != op.Status || before.UndoneBy != "" && before.UndoneBy != op.UndoneBy {
 					t.Errorf("listing %d: %s went from %s (undone by %q) to %s (undone by %q)", n, op.ID, before.Status, before.UndoneBy, op.Status, op.UndoneBy)
 				}
 			}

@@ -1,7 +1,8 @@
-package journal
+package bolt
 
 import (
 	"errors"
+	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ func TestOpenExistingIsReadOnly(t *testing.T) {
 	if _, err := r.Prepare(t.Context(), testDraft("plan-1", "set_category_budget")); err == nil {
 		t.Error("a read-only journal accepted a new operation")
 	}
-	if _, err := r.Applied(t.Context(), op.ID, Outcome{}); err == nil {
+	if _, err := r.Applied(t.Context(), op.ID, journal.Outcome{}); err == nil {
 		t.Error("a read-only journal recorded an outcome")
 	}
 	if got, err := r.Get(t.Context(), op.ID); err != nil || got.ID != op.ID {
@@ -131,7 +132,7 @@ func TestRefusedFilesAreLeftUntouched(t *testing.T) {
 				t.Fatal(err)
 			}
 			setMeta(t, path, keySchemaVersion, "2")
-		}, ErrNewerSchema, "schema 2; this avenir reads schema 1 at most"},
+		}, journal.ErrNewerSchema, "schema 2; this avenir reads schema 1 at most"},
 		{"invalid schema", func(t *testing.T, path string) {
 			if _, err := Open(path, testOptions()); err != nil {
 				t.Fatal(err)
@@ -204,15 +205,15 @@ func TestBusyJournalTimesOut(t *testing.T) {
 	}
 	short := *j
 	short.lockTimeout = 50 * time.Millisecond
-	_, err = short.Applied(t.Context(), op.ID, Outcome{Requests: 1})
+	_, err = short.Applied(t.Context(), op.ID, journal.Outcome{Requests: 1})
 	wantErr(t, err, ErrBusy)
-	_, err = short.List(t.Context(), Filter{})
+	_, err = short.List(t.Context(), journal.Filter{})
 	wantErr(t, err, ErrBusy)
 
 	if err := holder.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustApplied(t, &short, op.ID, Outcome{Requests: 1}); got.Status != StatusApplied {
+	if got := mustApplied(t, &short, op.ID, journal.Outcome{Requests: 1}); got.Status != journal.StatusApplied {
 		t.Errorf("status = %s after the lock was released", got.Status)
 	}
 }

@@ -1,8 +1,9 @@
-package journal
+package bolt
 
 import (
 	"context"
 	"fmt"
+	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"path/filepath"
 	"sync"
@@ -21,7 +22,7 @@ func BenchmarkPrepareApplied(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := j.Applied(context.Background(), op.ID, Outcome{Requests: 1}); err != nil {
+		if _, err := j.Applied(context.Background(), op.ID, journal.Outcome{Requests: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,7 +48,7 @@ func BenchmarkWrite(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := j.Applied(context.Background(), op.ID, Outcome{Requests: 1}); err != nil {
+				if _, err := j.Applied(context.Background(), op.ID, journal.Outcome{Requests: 1}); err != nil {
 					b.Fatal(err)
 				}
 				if err := j.Answered(context.Background(), op.ID); err != nil {
@@ -70,7 +71,7 @@ func BenchmarkList50(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ops, err := j.List(context.Background(), Filter{Limit: 50})
+				ops, err := j.List(context.Background(), journal.Filter{Limit: 50})
 				if err != nil || len(ops) != 50 {
 					b.Fatalf("%d operations, %v", len(ops), err)
 				}
@@ -118,7 +119,11 @@ func benchJournal(b *testing.B, n int) string {
 	for done := 0; done < n; done += batch {
 		err := db.Update(func(tx *bbolt.Tx) error {
 			for i := done; i < done+batch && i < n; i++ {
-				op, err := j.prepare(tx, testDraft(plans[i%len(plans)], tools[i%len(tools)]))
+				_, e, err := journal.PrepareEntry(testDraft(plans[i%len(plans)], tools[i%len(tools)]))
+				if err != nil {
+					return err
+				}
+				op, err := j.prepare(tx, e)
 				if err != nil {
 					return err
 				}
@@ -126,7 +131,11 @@ func benchJournal(b *testing.B, n int) string {
 				if err != nil {
 					return err
 				}
-				if _, err := j.settleTx(tx, key, eventApplied, Outcome{Requests: 1}); err != nil {
+				applied, err := journal.AppliedEntry(journal.Outcome{Requests: 1})
+				if err != nil {
+					return err
+				}
+				if _, err := j.settleTx(tx, key, applied); err != nil {
 					return err
 				}
 			}

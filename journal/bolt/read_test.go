@@ -1,6 +1,7 @@
-package journal
+package bolt
 
 import (
+	"github.com/avenir-mcp/avenir/journal"
 	"reflect"
 	"testing"
 	"time"
@@ -26,12 +27,15 @@ func seedForList(t *testing.T) (*Journal, []string) {
 		plan, tool string
 		settle     func(id string) error
 	}{
-		{"plan-a", "set_category_budget", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{}); return err }},
+		{"plan-a", "set_category_budget", func(id string) error { _, err := j.Applied(t.Context(), id, journal.Outcome{}); return err }},
 		{"plan-a", "flag_transactions", func(id string) error { _, err := j.Failed(t.Context(), id, "no", 0); return err }},
-		{"plan-b", "set_category_budget", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{}); return err }},
-		{"plan-b", "apply_categories", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{Partial: true}); return err }},
+		{"plan-b", "set_category_budget", func(id string) error { _, err := j.Applied(t.Context(), id, journal.Outcome{}); return err }},
+		{"plan-b", "apply_categories", func(id string) error {
+			_, err := j.Applied(t.Context(), id, journal.Outcome{Partial: true})
+			return err
+		}},
 		{"plan-a", "set_category_budget", func(string) error { return nil }},
-		{"plan-a", "apply_categories", func(id string) error { _, err := j.Applied(t.Context(), id, Outcome{}); return err }},
+		{"plan-a", "apply_categories", func(id string) error { _, err := j.Applied(t.Context(), id, journal.Outcome{}); return err }},
 	}
 	var ids []string
 	for _, r := range rows {
@@ -52,27 +56,27 @@ func TestList(t *testing.T) {
 	at := func(minute int) time.Time { return time.Date(2026, 11, 28, 14, 3+minute, 0, 0, time.UTC) }
 	cases := []struct {
 		name   string
-		filter Filter
+		filter journal.Filter
 		want   []int // rows of seedForList, newest first
 	}{
-		{"everything", Filter{}, []int{5, 4, 3, 2, 1, 0}},
-		{"limit", Filter{Limit: 2}, []int{5, 4}},
-		{"plan", Filter{PlanID: "plan-b"}, []int{3, 2}},
-		{"tool", Filter{Tool: "set_category_budget"}, []int{4, 2, 0}},
-		{"status applied", Filter{Status: StatusApplied}, []int{5, 2, 0}},
-		{"status prepared", Filter{Status: StatusPrepared}, []int{4}},
-		{"status partial", Filter{Status: StatusPartial}, []int{3}},
-		{"status failed", Filter{Status: StatusFailed}, []int{1}},
-		{"plan and tool", Filter{PlanID: "plan-a", Tool: "set_category_budget"}, []int{4, 0}},
-		{"plan, tool and status", Filter{PlanID: "plan-a", Tool: "set_category_budget", Status: StatusApplied}, []int{0}},
-		{"applied in a plan", Filter{PlanID: "plan-a", Status: StatusApplied}, []int{5, 0}},
-		{"since", Filter{Since: at(3)}, []int{5, 4, 3}},
-		{"since, to the sub-millisecond", Filter{Since: at(3).Add(time.Millisecond / 2)}, []int{5, 4}},
-		{"since and tool with limit", Filter{Since: at(1), Tool: "set_category_budget", Limit: 1}, []int{4}},
-		{"since long ago", Filter{Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 3}, []int{5, 4, 3}},
-		{"unknown plan", Filter{PlanID: "plan-z"}, nil},
-		{"unknown status", Filter{Status: "lost"}, nil},
-		{"nothing that recent", Filter{Since: at(10)}, nil},
+		{"everything", journal.Filter{}, []int{5, 4, 3, 2, 1, 0}},
+		{"limit", journal.Filter{Limit: 2}, []int{5, 4}},
+		{"plan", journal.Filter{PlanID: "plan-b"}, []int{3, 2}},
+		{"tool", journal.Filter{Tool: "set_category_budget"}, []int{4, 2, 0}},
+		{"status applied", journal.Filter{Status: journal.StatusApplied}, []int{5, 2, 0}},
+		{"status prepared", journal.Filter{Status: journal.StatusPrepared}, []int{4}},
+		{"status partial", journal.Filter{Status: journal.StatusPartial}, []int{3}},
+		{"status failed", journal.Filter{Status: journal.StatusFailed}, []int{1}},
+		{"plan and tool", journal.Filter{PlanID: "plan-a", Tool: "set_category_budget"}, []int{4, 0}},
+		{"plan, tool and status", journal.Filter{PlanID: "plan-a", Tool: "set_category_budget", Status: journal.StatusApplied}, []int{0}},
+		{"applied in a plan", journal.Filter{PlanID: "plan-a", Status: journal.StatusApplied}, []int{5, 0}},
+		{"since", journal.Filter{Since: at(3)}, []int{5, 4, 3}},
+		{"since, to the sub-millisecond", journal.Filter{Since: at(3).Add(time.Millisecond / 2)}, []int{5, 4}},
+		{"since and tool with limit", journal.Filter{Since: at(1), Tool: "set_category_budget", Limit: 1}, []int{4}},
+		{"since long ago", journal.Filter{Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 3}, []int{5, 4, 3}},
+		{"unknown plan", journal.Filter{PlanID: "plan-z"}, nil},
+		{"unknown status", journal.Filter{Status: "lost"}, nil},
+		{"nothing that recent", journal.Filter{Since: at(10)}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,21 +106,21 @@ func indexOf(ids []string, id string) int {
 
 func TestListDefaultLimit(t *testing.T) {
 	j, _ := openTest(t)
-	for range DefaultLimit + 3 {
+	for range journal.DefaultLimit + 3 {
 		mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
 	}
-	ops, err := j.List(t.Context(), Filter{})
+	ops, err := j.List(t.Context(), journal.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ops) != DefaultLimit {
-		t.Errorf("%d operations, want %d", len(ops), DefaultLimit)
+	if len(ops) != journal.DefaultLimit {
+		t.Errorf("%d operations, want %d", len(ops), journal.DefaultLimit)
 	}
 }
 
 func TestListCarriesEvents(t *testing.T) {
 	j, _ := seedForList(t)
-	ops, err := j.List(t.Context(), Filter{Status: StatusFailed})
+	ops, err := j.List(t.Context(), journal.Filter{Status: journal.StatusFailed})
 	if err != nil {
 		t.Fatal(err)
 	}

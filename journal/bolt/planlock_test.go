@@ -1,9 +1,10 @@
-package journal
+package bolt
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/avenir-mcp/avenir/journal"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,8 +24,8 @@ func TestLockPlanOneWriterPerPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.LockPlan(ctx, "plan-1", 50*time.Millisecond); !errors.Is(err, ErrPlanBusy) {
-		t.Fatalf("second writer got %v, want ErrPlanBusy while the first holds the lock", err)
+	if _, err := b.LockPlan(ctx, "plan-1", 50*time.Millisecond); !errors.Is(err, journal.ErrPlanBusy) {
+		t.Fatalf("second writer got %v, want journal.ErrPlanBusy while the first holds the lock", err)
 	}
 	other, err := b.LockPlan(ctx, "plan-2", 50*time.Millisecond)
 	if err != nil {
@@ -58,7 +59,7 @@ func TestLockPlanAcrossProcesses(t *testing.T) {
 	if got := c.line(2); got != "locked" {
 		t.Fatalf("the child said %q, want locked once the lock was free (stderr: %s)", got, c.stderr.String())
 	}
-	if _, err := j.LockPlan(ctx, "plan-a", 50*time.Millisecond); !errors.Is(err, ErrPlanBusy) {
+	if _, err := j.LockPlan(ctx, "plan-a", 50*time.Millisecond); !errors.Is(err, journal.ErrPlanBusy) {
 		t.Errorf("got %v while the child holds the lock, want ErrPlanBusy", err)
 	}
 	if other, err := j.LockPlan(ctx, "plan-b", 50*time.Millisecond); err != nil {
@@ -139,10 +140,10 @@ func TestLockPlanCancelled(t *testing.T) {
 func TestRecoverPartial(t *testing.T) {
 	crashed, path := openTest(t)
 	d := testDraft("plan-1", "move_money")
-	d.Changes = append(d.Changes, Change{Kind: KindMonthCategory, ID: "cat-vakantie", Month: "2026-11-01", Label: "Vakantie, November 2026",
+	d.Changes = append(d.Changes, journal.Change{Kind: journal.KindMonthCategory, ID: "cat-vakantie", Month: "2026-11-01", Label: "Vakantie, November 2026",
 		Before: json.RawMessage(`{"budgeted":300000}`), After: json.RawMessage(`{"budgeted":260000}`)})
 	half := mustPrepare(t, crashed, d)
-	if half.Changes[0].Outcome != OutcomeUnknown || half.Changes[1].Outcome != OutcomeUnknown {
+	if half.Changes[0].Outcome != journal.OutcomeUnknown || half.Changes[1].Outcome != journal.OutcomeUnknown {
 		t.Fatalf("a prepared operation's changes read %q, %q; want unknown", half.Changes[0].Outcome, half.Changes[1].Outcome)
 	}
 	restarted, err := Open(path, testOptions())
@@ -157,7 +158,7 @@ func TestRecoverPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if op.Status != StatusPartial || op.Changes[0].Outcome != OutcomeApplied || op.Changes[1].Outcome != OutcomeNotApplied || !op.ReadBack {
+	if op.Status != journal.StatusPartial || op.Changes[0].Outcome != journal.OutcomeApplied || op.Changes[1].Outcome != journal.OutcomeNotApplied || !op.ReadBack {
 		t.Fatalf("recovered as %s with %q, %q; want partial: applied, not_applied", op.Status, op.Changes[0].Outcome, op.Changes[1].Outcome)
 	}
 	// Resolve refuses an outcome that is still unknown: recovery records only what it read.

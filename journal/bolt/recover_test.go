@@ -1,8 +1,9 @@
-package journal
+package bolt
 
 import (
 	"context"
 	"errors"
+	"github.com/avenir-mcp/avenir/journal"
 	"slices"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ type answer struct {
 	landed []bool
 }
 
-func (f *fakeChecker) Check(_ context.Context, op Operation) ([]Change, error) {
+func (f *fakeChecker) Check(_ context.Context, op journal.Operation) ([]journal.Change, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, op.ID)
@@ -39,19 +40,19 @@ func (f *fakeChecker) Check(_ context.Context, op Operation) ([]Change, error) {
 	}
 	cs := slices.Clone(op.Changes)
 	for i := range cs {
-		cs[i].Outcome = OutcomeNotApplied
+		cs[i].Outcome = journal.OutcomeNotApplied
 		if a.landed[i] {
-			cs[i].Outcome = OutcomeApplied
+			cs[i].Outcome = journal.OutcomeApplied
 		}
 	}
 	return cs, nil
 }
 
 // outcomes returns cs, each marked applied or not.
-func outcomes(cs []Change, applied bool) []Change {
-	o := OutcomeNotApplied
+func outcomes(cs []journal.Change, applied bool) []journal.Change {
+	o := journal.OutcomeNotApplied
 	if applied {
-		o = OutcomeApplied
+		o = journal.OutcomeApplied
 	}
 	return withOutcome(cs, o)
 }
@@ -61,7 +62,7 @@ func outcomes(cs []Change, applied bool) []Change {
 func TestRecover(t *testing.T) {
 	crashed, path := openTest(t)
 	target := mustPrepare(t, crashed, testDraft("plan-1", "set_category_budget"))
-	mustApplied(t, crashed, target.ID, Outcome{Requests: 1})
+	mustApplied(t, crashed, target.ID, journal.Outcome{Requests: 1})
 	written := mustPrepare(t, crashed, testDraft("plan-1", "set_category_budget"))
 	notWritten := mustPrepare(t, crashed, testDraft("plan-1", "flag_transactions"))
 	unknown := mustPrepare(t, crashed, testDraft("plan-1", "apply_categories"))
@@ -89,13 +90,13 @@ func TestRecover(t *testing.T) {
 	}
 
 	want := map[string]struct {
-		status Status
+		status journal.Status
 		error  string
 	}{
-		written.ID:     {StatusApplied, ""},
-		notWritten.ID:  {StatusFailed, notApplied},
-		unknown.ID:     {StatusPrepared, ""},
-		undoWritten.ID: {StatusApplied, ""},
+		written.ID:     {journal.StatusApplied, ""},
+		notWritten.ID:  {journal.StatusFailed, notApplied},
+		unknown.ID:     {journal.StatusPrepared, ""},
+		undoWritten.ID: {journal.StatusApplied, ""},
 	}
 	for id, w := range want {
 		op, err := restarted.Get(t.Context(), id)
@@ -105,7 +106,7 @@ func TestRecover(t *testing.T) {
 		if op.Status != w.status || op.Error != w.error {
 			t.Errorf("%s: %s %q, want %s %q", op.Tool, op.Status, op.Error, w.status, w.error)
 		}
-		if w.status != StatusPrepared && op.Events[len(op.Events)-1].Type != eventRecovered {
+		if w.status != journal.StatusPrepared && op.Events[len(op.Events)-1].Type != "recovered" {
 			t.Errorf("%s: last event %s, want recovered", op.Tool, op.Events[len(op.Events)-1].Type)
 		}
 	}
@@ -137,7 +138,7 @@ func TestRecoverLeavesOwnWritesAlone(t *testing.T) {
 	if err != nil || len(ops) != 0 || len(checker.asked) != 0 {
 		t.Errorf("Recover touched an operation being written: %v, %v, asked %v", ops, err, checker.asked)
 	}
-	mustApplied(t, j, op.ID, Outcome{Requests: 1})
+	mustApplied(t, j, op.ID, journal.Outcome{Requests: 1})
 }
 
 // Another running process's writes in flight are left to it; once that process is gone
@@ -170,7 +171,7 @@ func TestRecoverWaitsForLiveWriters(t *testing.T) {
 		t.Fatalf("the child failed: %v\n%s", err, c.stderr.String())
 	}
 	ops, err = j.Recover(context.Background(), checker)
-	if err != nil || len(ops) != 1 || ops[0].ID != id || ops[0].Status != StatusApplied {
+	if err != nil || len(ops) != 1 || ops[0].ID != id || ops[0].Status != journal.StatusApplied {
 		t.Errorf("after the writer stopped, Recover = %v, %v; want %s applied", ops, err, id)
 	}
 }
@@ -186,7 +187,7 @@ func TestRecoverStopsWhenCancelled(t *testing.T) {
 	cancel()
 	_, err = restarted.Recover(ctx, &fakeChecker{answers: map[string]answer{op.ID: {applied: true}}})
 	wantErr(t, err, context.Canceled)
-	if got := mustGet(t, restarted, op.ID); got.Status != StatusPrepared {
+	if got := mustGet(t, restarted, op.ID); got.Status != journal.StatusPrepared {
 		t.Errorf("status = %s, want still prepared", got.Status)
 	}
 }
