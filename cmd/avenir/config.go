@@ -78,16 +78,7 @@ type clientSpec struct {
 // ~/.codex/config.toml).
 var clients = []clientSpec{
 	{id: "claude-desktop", name: "Claude Desktop", format: "json", key: "mcpServers",
-		file: func(p osPaths) string {
-			switch p.goos {
-			case "darwin":
-				return filepath.Join(p.home(), "Library", "Application Support", "Claude", "claude_desktop_config.json")
-			case "windows":
-				return filepath.Join(p.appData(), "Claude", "claude_desktop_config.json")
-			}
-			// No Linux build is published; the community builds read this file.
-			return filepath.Join(p.xdgConfigHome(), "Claude", "claude_desktop_config.json")
-		},
+		file: osPaths.claudeDesktopConfig,
 		hint: "Quit and reopen Claude Desktop to load it. (The avenir extension bundle, avenir.mcpb, does the same in one click.)"},
 	{id: "claude-code", name: "Claude Code", format: "claude-code", key: "mcpServers", typed: true,
 		file: func(p osPaths) string { return filepath.Join(p.home(), ".claude.json") },

@@ -339,6 +339,47 @@ func TestClientFiles(t *testing.T) {
 	}
 }
 
+// TestConfigWritesThePackagedClaudeDesktop: `avenir config claude-desktop --write` on Windows,
+// with the packaged Claude Desktop installed, adds avenir to the file that Claude reads and
+// leaves %APPDATA%\Claude's, which it does not read, as it was; the message names the file.
+func TestConfigWritesThePackagedClaudeDesktop(t *testing.T) {
+	root := t.TempDir()
+	vars := map[string]string{"USERPROFILE": root, "APPDATA": filepath.Join(root, "Roaming"), "LOCALAPPDATA": filepath.Join(root, "Local")}
+	msix := filepath.Join(root, "Local", "Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude", "claude_desktop_config.json")
+	classic := filepath.Join(root, "Roaming", "Claude", "claude_desktop_config.json")
+	for path, doc := range map[string]string{msix: `{"mcpServers":{"other":{"command":"other"}}}`, classic: `{"mcpServers":{}}`} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := configCmd{executable: `C:\Users\you\bin\avenir.exe`, goos: "windows",
+		now: func() time.Time { return time.Date(2026, 12, 2, 18, 30, 0, 0, time.UTC) }}
+	var out, errOut strings.Builder
+	e := env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: mapEnv(vars), keychain: &fakeKeychain{secret: tokenKeychain}}
+	if err := cmd.run([]string{"claude-desktop", "--write"}, e); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), msix) {
+		t.Errorf("the message does not name the packaged Claude's file %s:\n%s", msix, out.String())
+	}
+	var doc struct {
+		MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+	}
+	raw, err := os.ReadFile(msix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.MCPServers["ynab"].Command != `C:\Users\you\bin\avenir.exe` || doc.MCPServers["other"].Command != "other" {
+		t.Errorf("the packaged Claude's file (%v):\n%s", err, raw)
+	}
+	if raw, err := os.ReadFile(classic); err != nil || string(raw) != `{"mcpServers":{}}` {
+		t.Errorf("%%APPDATA%%'s file changed (%v):\n%s", err, raw)
+	}
+}
+
 // TestConfigNameLength: a --name that would make one of avenir's tools, as a client names it
 // for its model, longer than 64 characters is refused for the clients that prefix tool names,
 // saying which client and why; one character less is taken. The tools are the ones the real

@@ -76,6 +76,7 @@ func exitCode(err error, stderr io.Writer) int {
 var errHelp = errors.New("help shown")
 
 func run(ctx context.Context, args []string, e env) error {
+	e.getenv = withoutUnfilledSettings(e.getenv)
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, mainUsage)
 		return usagef("no command given")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // Where files live, in one place: avenir's own (the token file, the journal, the sandbox's
@@ -78,16 +79,73 @@ func (p osPaths) configDir() string {
 }
 
 // stateDir is where the journal, the sandbox's state and the HTTP secret live:
-// $XDG_STATE_HOME/avenir where it is set, else %LOCALAPPDATA%\avenir on Windows (state
-// belongs to this machine, it does not roam with the profile), else ~/.local/state/avenir.
+// $XDG_STATE_HOME/avenir where it is set, else ~/.local/state/avenir on every OS, Windows
+// included (%USERPROFILE%\.local\state\avenir).
+//
+// Not %LOCALAPPDATA% on Windows: Claude Desktop there is an MSIX package, and a program it
+// starts runs inside the package's container, where every file created under AppData is
+// silently written to %LOCALAPPDATA%\Packages\Claude_*\LocalCache\… instead, seen by no
+// process outside the package (anthropics/claude-code#94254, #25579). The journal Claude's
+// avenir wrote would then not be the one `avenir journal list` reads in a terminal, nor the one
+// another client's avenir writes. The profile folder is not redirected, so ~/.local/state is
+// the same file for all of them.
 func (p osPaths) stateDir() string {
 	if d := p.getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "avenir")
 	}
-	if p.goos == "windows" {
-		return filepath.Join(p.localAppData(), "avenir")
-	}
 	return filepath.Join(p.home(), ".local", "state", "avenir")
+}
+
+// claudeDesktopConfig is the file Claude Desktop reads its local MCP servers from.
+//
+// On Windows, Claude Desktop is an MSIX package since February 2026, and it reads
+// %LOCALAPPDATA%\Packages\Claude_<publisher id>\LocalCache\Roaming\Claude\
+// claude_desktop_config.json: the %APPDATA%\Claude file a person (or avenir) writes from
+// outside the package is never read by it (anthropics/claude-code#26073, #25579). So the
+// packaged Claude's file comes first, where a Claude package is installed, and %APPDATA%\Claude
+// (the installs from before) otherwise.
+func (p osPaths) claudeDesktopConfig() string {
+	const name = "claude_desktop_config.json"
+	switch p.goos {
+	case "darwin":
+		return filepath.Join(p.home(), "Library", "Application Support", "Claude", name)
+	case "windows":
+		if dir := p.msixClaudeDir(); dir != "" {
+			return filepath.Join(dir, name)
+		}
+		return filepath.Join(p.appData(), "Claude", name)
+	}
+	// No Linux build is published; the community builds read this file.
+	return filepath.Join(p.xdgConfigHome(), "Claude", name)
+}
+
+// msixClaudeDir is the packaged Claude Desktop's own roaming folder,
+// %LOCALAPPDATA%\Packages\Claude_*\LocalCache\Roaming\Claude, or "" when no Claude package is
+// installed. Of several packages (a leftover beside the current one), the one whose
+// configuration file exists wins, then the one that has run (its folder exists), then the first
+// by name, so that the choice is the same at every run.
+func (p osPaths) msixClaudeDir() string {
+	// ReadDir rather than Glob: a profile folder's name may hold [ or *, which Glob would read
+	// as a pattern.
+	packages := filepath.Join(p.localAppData(), "Packages")
+	entries, _ := os.ReadDir(packages) // no Packages folder: no packaged Claude
+	best, bestRank := "", -1
+	for _, pkg := range entries { // ReadDir sorts them by name
+		if !pkg.IsDir() || !strings.HasPrefix(pkg.Name(), "Claude_") {
+			continue
+		}
+		dir := filepath.Join(packages, pkg.Name(), "LocalCache", "Roaming", "Claude")
+		rank := 0
+		if _, err := os.Stat(filepath.Join(dir, "claude_desktop_config.json")); err == nil {
+			rank = 2
+		} else if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			rank = 1
+		}
+		if rank > bestRank {
+			best, bestRank = dir, rank
+		}
+	}
+	return best
 }
 
 // tokenFileName is the token's file in avenir's configuration directory.
