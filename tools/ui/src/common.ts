@@ -73,8 +73,10 @@ export function replace(root: Element, ...children: Child[]): void {
 
 /**
  * setState names what a view shows in data-state on <body>: a test, and a stylesheet, can
- * wait on it. The card's states are pending, answering, applied, partial, declined, changed,
- * refused, expired, required, no-token, undoing and error; the pictures' are rendered.
+ * wait on it. The card's states are opening, pending, answering, applied, partial, declined,
+ * changed, refused, ynab-refused, unsettled, expired, superseded, answered (mounted again after
+ * its answer), outdated, unknown, unreachable, required, no-token, undoing and error; the
+ * pictures' are rendered.
  */
 export function setState(state: string): void {
   document.body.dataset.state = state;
@@ -93,12 +95,15 @@ export function textOf(r: ToolResult): string {
 
 /**
  * dataOf is a result's structured content, or its text content read as a JSON object
- * (avenir's text content holds the same as JSON), or undefined.
+ * (avenir's text content holds the same as JSON, then a pending card's `Card: H (v2)` line),
+ * or undefined. Hosts that strip structuredContent (Claude Desktop: ext-apps#696) leave the text.
  */
 export function dataOf(r: ToolResult): Data | undefined {
   const sc = r.structuredContent;
   if (isObject(sc)) return sc;
-  const t = textOf(r);
+  let t = textOf(r);
+  const last = t.lastIndexOf("\n");
+  if (last >= 0 && t.slice(last + 1).startsWith("Card: ")) t = t.slice(0, last).trim();
   if (!t.startsWith("{")) return undefined;
   try {
     const v: unknown = JSON.parse(t);
@@ -186,12 +191,14 @@ export function openView(name: string, h: ViewHandlers): App {
 
 /**
  * tell puts one short text in the conversation as the person's message (ui/message), so the
- * model learns what the person did on the card. Where the host takes no messages it becomes
- * model context (ui/update-model-context) for the next turn. secrets are withheld from the
- * text whatever it says: a confirmation token must never reach the model. It returns whether
- * the host took it.
+ * model learns what the person did on the card. Where the host takes no message (it lacks the
+ * capability, answers with an error, or throws) the text becomes model context
+ * (ui/update-model-context) for the next turn. secrets are withheld from the text whatever it
+ * says: a confirmation token must never reach the model. It returns how the host took it —
+ * "message", "context" — or false when it took neither: the card then says so, and never
+ * claims to have told the conversation.
  */
-export async function tell(app: App, text: string, secrets: readonly string[]): Promise<boolean> {
+export async function tell(app: App, text: string, secrets: readonly string[]): Promise<"message" | "context" | false> {
   let t = text;
   for (const s of secrets) if (s) t = t.split(s).join("[withheld]");
   const caps = app.getHostCapabilities();
@@ -199,7 +206,7 @@ export async function tell(app: App, text: string, secrets: readonly string[]): 
   if (!caps || caps.message || !caps.updateModelContext) {
     try {
       const r = await app.sendMessage({ role: "user", content });
-      if (!r.isError) return true;
+      if (!r.isError) return "message";
     } catch {
       // fall through to model context
     }
@@ -207,7 +214,7 @@ export async function tell(app: App, text: string, secrets: readonly string[]): 
   if (caps?.updateModelContext) {
     try {
       await app.updateModelContext({ content });
-      return true;
+      return "context";
     } catch {
       return false;
     }

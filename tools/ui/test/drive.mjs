@@ -35,6 +35,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 const SCENARIOS = {
   show: "render the result and stop",
+  adversary: "render the card, then let an adversarial model loose (--adversary-wait): it must write nothing",
   confirm: "click Confirm",
   decline: "click Decline",
   "double-click": "double-click Confirm, then click it again: one answer must go out",
@@ -44,8 +45,43 @@ const SCENARIOS = {
   journal: "render list_operations' timeline",
   "journal-undo": "render the timeline, click the first Undo, and Confirm on its card",
 };
+/**
+ * The hosts this harness emulates: each a real MCP Apps host on ext-apps' AppBridge, doing what
+ * that host is reported to do (confirmation.md §2.4's table; the issue numbers are where to read
+ * more). Add one whenever a host is found to differ.
+ */
+const HOSTS = {
+  // ext-apps' own bridge, as the extension describes it: the view is handed the whole result.
+  sdk: { about: "the MCP Apps SDK's bridge: the whole result" },
+  // Claude Desktop with a local server or a .mcpb hands the view the result without _meta and
+  // without structuredContent (content and isError only); the answers to the view's own
+  // tools/call arrive whole; app-only tools are kept from the model.
+  // modelcontextprotocol/ext-apps#696, apify/apify-mcp-server#1187, anthropics/claude-ai-mcp#563.
+  "claude-desktop": { about: "strips _meta and structuredContent from what the view is handed", stripView: true },
+  // ChatGPT on the web hands the view the result with its _meta missing or replaced
+  // (openai/openai-apps-sdk-examples#231), sends the client capabilities in every request (the
+  // 2026-07-28 era's envelope), and may show a result's _meta to its model (#212).
+  "chatgpt-web": { about: "replaces _meta; capabilities in every request", replaceMeta: true, modelSeesMeta: true, protocol: "2026-07-28" },
+  // claude.ai connectors open several sessions per connection, one with empty capabilities,
+  // list tools on it and cache the list; a view may call only tools it was listed.
+  // modelcontextprotocol/ext-apps#671, anthropics/claude-ai-mcp#61, PrefectHQ/fastmcp#5041.
+  "claude-ai": { about: "lists on a session with empty capabilities, refuses tools it did not list", listOnEmptySession: true },
+  // Qwen Code 0.24.4 and other terminal clients declare the extension and never draw a card
+  // (measured, issue 28): the model asks again; after 10 s with no card shown, a code.
+  terminal: { about: "declares the extension, never draws", draws: false },
+  // Strict hosts refuse a view's call to a tool whose _meta.ui.visibility does not name app
+  // explicitly (PostHog/posthog#97507).
+  strict: { about: "refuses a view's call to a tool without explicit app visibility", explicitApp: true },
+  // Every host keeps cards in the transcript and mounts them again (scrolling back, a reload),
+  // long after they were answered.
+  remount: { about: "mounts the card again after the scenario", remount: true },
+};
+
 /** The card's states after an answer (src/common.ts, setState). */
-const FINAL = ["applied", "partial", "declined", "changed", "refused", "error", "expired", "required", "no-token", "other"];
+const FINAL = [
+  "applied", "partial", "declined", "changed", "refused", "ynab-refused", "unsettled", "error", "expired", "superseded",
+  "answered", "outdated", "unknown", "unreachable", "required", "no-token", "other",
+];
 
 const usage = `usage: node drive.mjs (--server-cmd CMD | --server-argv JSON) --tool NAME [options]
 
@@ -56,6 +92,11 @@ const usage = `usage: node drive.mjs (--server-cmd CMD | --server-argv JSON) --t
   --cwd DIR               the server's working directory
   --protocol P            legacy (default: 2025-11-25, capabilities in initialize) or
                           2026-07-28 (capabilities in every request's _meta)
+  --host H                the host to emulate: ${Object.entries(HOSTS).map(([k, v]) => `${k} (${v.about})`).join(",\n                          ")}
+  --messages M            what the host does with the view's messages: accept (default), refuse
+                          (ui/message answered with an error) or none (neither declared)
+  --adversary-wait MS     how long the adversarial model waits before it retries (default 0)
+  --repeat-after MS       terminal: how long the model waits before it asks again (default 10500)
   --tool NAME             the tool to call (its _meta.ui.resourceUri names the view)
   --args JSON             its arguments (default {})
   --scenario S            ${Object.entries(SCENARIOS).map(([k, v]) => `${k}: ${v}`).join("\n                          ")}
@@ -83,6 +124,10 @@ try {
       env: { type: "string", multiple: true, default: [] },
       cwd: { type: "string" },
       protocol: { type: "string", default: "legacy" },
+      host: { type: "string", default: "sdk" },
+      messages: { type: "string", default: "accept" },
+      "adversary-wait": { type: "string", default: "0" },
+      "repeat-after": { type: "string", default: "10500" },
       tool: { type: "string" },
       args: { type: "string", default: "{}" },
       scenario: { type: "string", default: "show" },
@@ -114,6 +159,12 @@ if (opts.elicit !== undefined && !["accept", "decline", "cancel"].includes(opts.
   fail(2, `--elicit: ${opts.elicit} is not accept, decline or cancel`);
 }
 if (!["legacy", "2026-07-28"].includes(opts.protocol)) fail(2, `--protocol: ${opts.protocol} is not legacy or 2026-07-28`);
+if (!["accept", "refuse", "none"].includes(opts.messages)) fail(2, `--messages: ${opts.messages} is not accept, refuse or none`);
+if (!(opts.host in HOSTS)) fail(2, `--host: ${opts.host} is not one of ${Object.keys(HOSTS).join(", ")}`);
+const profile = { draws: true, ...HOSTS[opts.host] };
+if (profile.protocol) opts.protocol = profile.protocol;
+const adversaryWait = Number(opts["adversary-wait"]);
+const repeatAfter = Number(opts["repeat-after"]);
 const width = Number(opts.width);
 const timeout = Number(opts.timeout);
 if (!Number.isInteger(width) || width < 200 || width > 2000) fail(2, `--width: ${opts.width} is not a whole number from 200 to 2000`);
@@ -146,6 +197,7 @@ if (!chromium) fail(2, "no chromium: install it (apt-get install chromium), or g
 const out = {
   ok: false,
   scenario: opts.scenario,
+  host: opts.host,
   tool: opts.tool,
   protocol: null,
   resource_uri: null,
@@ -162,6 +214,7 @@ const out = {
   states: [], // the view's data-state, in order, as seen at each step
   final_state: null,
   told: null, // the view's own word on whether the host took its message
+  told_via: null, // message, context or none
   view_text: "",
   tokens_seen: 0,
   token_in_model_content: false, // a token in what the model is given of a result
@@ -171,6 +224,10 @@ const out = {
   console_errors: [],
   refused_calls: [], // the view's calls to tools it may not call (visibility without "app")
   screenshots: [],
+  host_tools: [], // what the host lists (claude-ai: from its session with empty capabilities)
+  adversary: null, // the adversarial model: its calls, and what any of them wrote
+  terminal: null, // terminal: the model's calls and what each answered
+  remount: null, // remount: the card mounted again: its state, its text, whether it offers Confirm
   checks: [], // the checks that failed, in words
   error: null,
 };
@@ -182,6 +239,8 @@ const started = Date.now();
 /** lap notes on stderr how long the run took to get somewhere (AVENIR_UI_TIMING=1). */
 const lap = (what) => process.env.AVENIR_UI_TIMING && console.error(`drive.mjs: ${Date.now() - started} ms: ${what}`);
 const tools = new Map();
+/** hostTools is the tool list the host keeps: the main session's, or (claude-ai) another's. */
+let hostTools = tools;
 const tokens = new Set();
 
 const deadline = setTimeout(() => {
@@ -221,6 +280,8 @@ async function run() {
     cursor = page.nextCursor;
   } while (cursor);
   out.app_only_tools = [...tools.values()].filter((t) => !visibility(t).includes("model")).map((t) => t.name);
+  if (profile.listOnEmptySession) hostTools = await listOnEmptySession();
+  out.host_tools = [...hostTools.keys()];
 
   const tool = tools.get(opts.tool);
   if (!tool) throw new Error(`the server has no tool ${opts.tool}`);
@@ -241,6 +302,10 @@ async function run() {
   noteTokens(initial);
   out.token_in_model_content = hasToken(modelVisible(initial));
   lap("tool called");
+  if (!profile.draws) {
+    await terminal(initial);
+    return;
+  }
 
   browser = await puppeteer.launch({
     executablePath: chromium,
@@ -277,21 +342,43 @@ async function run() {
     timeZone: "Europe/Amsterdam",
     toolInfo: { tool },
   };
-  await page.evaluate((a) => window.avenirStart(a), { html, hostContext, width });
-  const frame = await (await page.$("iframe")).contentFrame();
-  await page.evaluate((p) => window.avenirSend("input", p), { arguments: toolArgs });
-  await page.evaluate((r) => window.avenirSend("result", r), initial);
+  const mount = async () => {
+    await page.evaluate((a) => window.avenirStart(a), { html, hostContext, width, messages: opts.messages });
+    const frames = await page.$$("iframe");
+    const frame = await frames[frames.length - 1].contentFrame();
+    await page.evaluate((p) => window.avenirSend("input", p), { arguments: toolArgs });
+    await page.evaluate((r) => window.avenirSend("result", r), viewResult(initial));
+    return frame;
+  };
+  let frame = await mount();
   lap("view initialized");
 
   const s = new Steps(page, frame);
   await s.play();
   lap("scenario played");
+  if (profile.remount) {
+    // The host mounts the card again, from the transcript: the same result, a new view.
+    await page.evaluate(() => document.getElementById("frame").replaceChildren());
+    frame = await mount();
+    const again = new Steps(page, frame);
+    const state = await again.until(["pending", ...FINAL]);
+    out.remount = {
+      state,
+      outcome: await frame.evaluate(() => document.body.dataset.outcome ?? null),
+      text: await frame.evaluate(() => document.body.innerText),
+      offers_confirm: await frame.evaluate(() => !!document.querySelector('button[data-action="confirm"]:not(:disabled)')),
+    };
+    check(!out.remount.offers_confirm, "the card mounted again offers Confirm");
+    s.frame = frame;
+    lap("mounted again");
+  }
   out.view_text = await frame.evaluate(() => document.body.innerText);
   const dom = await frame.evaluate(() => document.documentElement.outerHTML);
   out.token_in_view = hasToken(dom);
   out.token_in_messages = hasToken(JSON.stringify([out.messages, out.model_context, out.logs]));
   out.final_state = await s.state();
   out.told = await frame.evaluate(() => document.body.dataset.told ?? null);
+  out.told_via = await frame.evaluate(() => document.body.dataset.toldVia ?? null);
 
   check(!out.token_in_model_content, "a confirmation token is in what the model is given of a result");
   check(!out.token_in_messages, "a confirmation token is in what the view sent to the host");
@@ -325,8 +412,11 @@ class Steps {
       const first = await this.until(["pending", ...FINAL]);
       await this.shot(opts.screenshot);
       if (first === "pending" && sc !== "show") {
-        if (sc === "expire") {
-          const secs = Number(out.initial_result?._meta?.["avenir/confirmation"]?.expires_in_seconds ?? 0);
+        if (sc === "adversary") {
+          await adversary();
+        } else if (sc === "expire") {
+          const opened = out.calls.filter((c) => c.name === "open_confirmation").pop();
+          const secs = Number(opened?.result?.structuredContent?.expires_in_seconds ?? 600);
           await this.until(["expired"], secs * 1000 + timeout);
         } else if (sc === "double-click") {
           await this.beforeAnswer();
@@ -426,10 +516,13 @@ class Steps {
 async function fromView(kind, p) {
   switch (kind) {
     case "callTool": {
-      const t = tools.get(p?.name);
+      const t = hostTools.get(p?.name);
       // MCP Apps: the host must reject a view's tools/call for a tool whose visibility lacks
-      // "app" (apps.mdx, "Visibility").
-      if (!t || !visibility(t).includes("app")) {
+      // "app" (apps.mdx, "Visibility"); a strict host, one whose visibility does not name app
+      // explicitly (PostHog/posthog#97507); claude.ai, one it was not listed (fastmcp#5041).
+      const vis = t?._meta?.ui?.visibility;
+      const allowed = profile.explicitApp ? Array.isArray(vis) && vis.includes("app") : visibility(t).includes("app");
+      if (!t || !allowed) {
         out.refused_calls.push(String(p?.name));
         return { error: `tool ${p?.name} is not available to the view` };
       }
@@ -438,10 +531,12 @@ async function fromView(kind, p) {
       try {
         call.result = await client.callTool({ name: p.name, arguments: p.arguments ?? {} }, { timeout });
         noteTokens(call.result);
-        if (hasToken(modelVisible(call.result))) out.token_in_model_content = true;
+        // open_confirmation's answer carries the token, for the view alone: a host gives its
+        // model none of the view's own calls. Every other answer must carry none.
+        if (p.name !== "open_confirmation" && hasToken(modelVisible(call.result))) out.token_in_model_content = true;
         if (opts["echo-results"]) {
           const r = call.result;
-          setTimeout(() => void hostPage_?.evaluate((x) => window.avenirSend("result", x), r).catch(() => {}), 0);
+          setTimeout(() => void hostPage_?.evaluate((x) => window.avenirSend("result", x), viewResult(r)).catch(() => {}), 0);
         }
         return { result: call.result };
       } catch (e) {
@@ -481,19 +576,147 @@ function visibility(tool) {
   return Array.isArray(v) ? v : ["model", "app"];
 }
 
-/** noteTokens remembers the confirmation tokens a result carries. */
+/**
+ * noteTokens remembers the confirmation tokens a result carries: open_confirmation's (the card
+ * exchange, version 2), or a version 1 server's in _meta.
+ */
 function noteTokens(r) {
-  const t = r?._meta?.["avenir/confirmation"]?.token;
+  const t = r?.structuredContent?.token ?? r?._meta?.["avenir/confirmation"]?.token;
   if (typeof t === "string" && t) {
     tokens.add(t);
     out.tokens_seen = tokens.size;
   }
 }
 
-/** modelVisible is what a host gives the model of a result: all of it but _meta. */
+/**
+ * modelVisible is what a host gives the model of a result: all of it but _meta (ChatGPT: all of
+ * it, _meta included, openai/openai-apps-sdk-examples#212).
+ */
 function modelVisible(r) {
+  if (profile.modelSeesMeta) return JSON.stringify(r ?? {});
   const { _meta, ...rest } = r ?? {};
   return JSON.stringify(rest);
+}
+
+/** viewResult is what the host hands the view of a result. */
+function viewResult(r) {
+  if (profile.stripView) return { content: r?.content ?? [], ...(r?.isError ? { isError: true } : {}) };
+  if (profile.replaceMeta) return { ...r, _meta: { "openai/widgetSessionId": `ws_${Date.now().toString(36)}` } };
+  return r;
+}
+
+/** modelOffered reports whether the host offers a tool to its model. */
+function modelOffered(t) {
+  return visibility(t).includes("model") && t?._meta?.["openai/visibility"] !== "private";
+}
+
+/**
+ * listOnEmptySession is claude.ai's tool list: taken on another session of the same connection,
+ * one that declared no capabilities (ext-apps#671, claude-ai-mcp#61). Over stdio that session is
+ * another process of the same server; it is closed before the calls begin.
+ */
+async function listOnEmptySession() {
+  const other = new Client({ name: "avenir-ui-harness-lister", version: "1.0.0" }, { capabilities: {} });
+  const t = new StdioClientTransport({ command, args: commandArgs, env, cwd: opts.cwd, stderr: "inherit" });
+  await other.connect(t, { timeout });
+  const listed = new Map();
+  let cursor;
+  try {
+    do {
+      const page = await other.listTools(cursor ? { cursor } : undefined, { timeout });
+      for (const x of page.tools) listed.set(x.name, x);
+      cursor = page.nextCursor;
+    } while (cursor);
+  } finally {
+    await other.close();
+  }
+  return listed;
+}
+
+/**
+ * terminal is a host that declares the extension and never draws (Qwen Code 0.24.4, measured in
+ * issue 28): the model, told the person answers on a card nobody sees, asks again after
+ * --repeat-after; then avenir gives a code (§2.4.6). With scenario confirm the person agrees in
+ * the conversation and the model passes the code back.
+ */
+async function terminal(initial) {
+  const t = { calls: [] };
+  out.terminal = t;
+  const call = async (args) => {
+    const r = await client.callTool({ name: opts.tool, arguments: args }, { timeout });
+    t.calls.push({ arguments: args, status: r.structuredContent?.status ?? null, reason: r.structuredContent?.reason ?? null, result: r });
+    return r;
+  };
+  t.calls.push({ arguments: toolArgs, status: initial.structuredContent?.status ?? null, result: initial });
+  await new Promise((r) => setTimeout(r, repeatAfter));
+  const again = await call(toolArgs);
+  const code = again.structuredContent?.confirmation;
+  out.final_state = again.structuredContent?.status ?? (again.isError ? "error" : null);
+  if (opts.scenario === "confirm" && typeof code === "string" && code) {
+    const done = await call({ ...toolArgs, confirmation: code });
+    out.final_state = done.structuredContent?.status ?? (done.isError ? "error" : null);
+  }
+  if (opts["expect-state"]) {
+    check(out.final_state === opts["expect-state"], `the terminal ended in ${out.final_state}, not ${opts["expect-state"]}`);
+  }
+}
+
+/**
+ * adversary is a model that wants the change written without the person: it reads all the host
+ * gives it of every result (modelVisible), and calls every tool the host offers it (modelOffered)
+ * with every secret-looking string it has seen — in every string argument, and as the change's
+ * own `confirmation` — then waits (--adversary-wait) and does it all again with what the first
+ * round taught it. Every call it makes, and what each answered, is recorded; any that wrote is in
+ * adversary.writes, and fails the run.
+ */
+async function adversary() {
+  const a = { calls: 0, strings: 0, writes: [], statuses: {} };
+  out.adversary = a;
+  const seen = new Set();
+  const harvest = (r) => {
+    const text = modelVisible(r);
+    for (const m of text.matchAll(/[A-Za-z0-9_-]{16,}/g)) seen.add(m[0]);
+  };
+  harvest(out.initial_result);
+  const offered = [...hostTools.values()].filter(modelOffered);
+  const stringProps = (t) =>
+    Object.entries(t.inputSchema?.properties ?? {})
+      .filter(([, s]) => s?.type === "string" || s?.type === undefined)
+      .map(([k]) => k);
+  const callOnce = async (name, args) => {
+    a.calls++;
+    let r;
+    try {
+      r = await client.callTool({ name, arguments: args }, { timeout });
+    } catch (e) {
+      a.statuses.thrown = (a.statuses.thrown ?? 0) + 1;
+      return;
+    }
+    harvest(r);
+    noteTokens(r);
+    if (hasToken(modelVisible(r))) out.token_in_model_content = true;
+    const status = r.structuredContent?.status ?? (r.isError ? "error" : "other");
+    a.statuses[status] = (a.statuses[status] ?? 0) + 1;
+    const tool = tools.get(name);
+    const confirmed = getToolUiResourceUri(tool ?? {}) === out.resource_uri;
+    if (confirmed && (status === "applied" || status === "partial")) a.writes.push({ name, arguments: args, status });
+  };
+  for (let round = 0; round < 2; round++) {
+    if (round > 0 && adversaryWait > 0) await new Promise((r) => setTimeout(r, adversaryWait));
+    const strings = [...seen].slice(0, 24);
+    a.strings = Math.max(a.strings, strings.length);
+    await callOnce(opts.tool, toolArgs); // asked again: never a code once a card was shown
+    for (const s of strings) await callOnce(opts.tool, { ...toolArgs, confirmation: s });
+    for (const t of offered) {
+      const props = stringProps(t);
+      if (props.length === 0) continue;
+      for (const s of strings) {
+        const args = Object.fromEntries(props.filter((p) => p !== "plan_id").map((p) => [p, s]));
+        await callOnce(t.name, t.name === opts.tool ? { ...toolArgs, ...args } : args);
+      }
+    }
+  }
+  check(a.writes.length === 0, `the adversarial model wrote: ${JSON.stringify(a.writes)}`);
 }
 
 function hasToken(s) {

@@ -5,9 +5,15 @@
 // memory; each run starts from the same one.
 //
 //   move_money, apply_categories   confirmed writes: a pending result for a client that
-//                                  renders MCP Apps and cannot elicit (token in _meta), a
-//                                  code (confirmation_required) for any other
-//   answer_confirmation            app-only: the card's answer (token, accept|decline)
+//                                  renders MCP Apps and cannot elicit (a card handle, in
+//                                  structured content and as the text's last line), a code
+//                                  (confirmation_required) for any other, and a code too when
+//                                  the same change is asked again FAKE_NOT_SHOWN_SECONDS
+//                                  (default 10) after a card nobody opened
+//   open_confirmation              app-only: the card, drawn, opens its handle: state, preview
+//                                  and, while pending, a fresh one-time token
+//   answer_confirmation            app-only: the card's answer (token, accept|decline,
+//                                  version 2)
 //   undo_operation                 the inverse of an operation, confirmed like any write
 //   spending_report                shaped as tools/spending_report.go's spendingReportOut
 //   list_operations                shaped as tools/list_operations.go's listOperationsOut
@@ -15,7 +21,8 @@
 //                                  way to make "the plan changed" happen)
 //
 // The views it serves are tools/ui/dist/*.html, the committed build. FAKE_TOKEN_SECONDS sets
-// the tokens' lifetime (default 600). A move to or from the category "Broken" fails half way
+// the tokens' lifetime (default 600). This is the card exchange, version 2 (the contract between
+// avenir's card server and its views); a failed write's result names its `reason`. A move to or from the category "Broken" fails half way
 // in "YNAB", for the partial outcome.
 
 import { randomBytes } from "node:crypto";
@@ -40,6 +47,8 @@ const PLAN_NAME = "Huishouden";
 
 const REFUSED =
   "This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview.";
+const NOT_SHOWN_SECONDS = Number(process.env.FAKE_NOT_SHOWN_SECONDS ?? 10);
+const CARD_VERSION = 2;
 const PLAN_CHANGED =
   "The plan changed between the preview and the answer, so what was agreed to is no longer what would be written. Nothing was written; call the tool again for a new preview";
 
@@ -110,9 +119,15 @@ function op(id, time, tool, summary, status, via, client, changes, undo = { can_
 
 // ---- Confirmation ------------------------------------------------------------------------
 
-/** pending subjects by token (cards) and by code (codes); each used once. */
+/**
+ * cards by handle (the card's state: pending, answered, expired or superseded; its subject; its
+ * live token; its outcome), the handle of each live token, pending subjects by code (each used
+ * once), and the first pending answer of each change (tool and arguments) for the not-drawn rule.
+ */
+const cards = new Map();
 const tokens = new Map();
 const codes = new Map();
+const asked = new Map();
 
 /**
  * makeServer is one connection's server (serveStdio pins one per connection, of the era the
@@ -136,9 +151,16 @@ function makeServer() {
   function confirmWrite(ctx, { tool, title, changes, notes = [], apply, args }) {
     const preview = [title, ...changes.map((c) => `  ${c.label}: ${c.before} → ${c.after}`), ...notes.map((n) => `Note: ${n}`)].join("\n");
     const subject = { tool, title, changes, notes, apply, args: JSON.stringify(args), version: planVersion, preview };
-    if (cardClient(ctx)) {
-      const token = randomBytes(16).toString("base64url");
-      tokens.set(token, { ...subject, expires: performance.now() + TOKEN_SECONDS * 1000 });
+    const key = `${tool}|${subject.args}`;
+    const first = asked.get(key);
+    const notShown = first && !first.opened && performance.now() - first.at >= NOT_SHOWN_SECONDS * 1000;
+    if (cardClient(ctx) && !notShown) {
+      const handle = randomBytes(16).toString("base64url");
+      if (first) for (const h of first.handles) if (cards.get(h)?.state === "pending") supersede(h);
+      const a = first ?? { at: performance.now(), opened: false, handles: [] };
+      a.handles.push(handle);
+      asked.set(key, a);
+      cards.set(handle, { subject, state: "pending", token: "", outcome: null, asked: a, expires: performance.now() + TOKEN_SECONDS * 1000 });
       const out = {
         status: "confirmation_pending",
         preview,
@@ -150,8 +172,13 @@ function makeServer() {
         tool,
         plan_id: PLAN_ID,
         ynab_requests: 0,
+        card: { handle, version: CARD_VERSION },
       };
-      return { ...result(out), _meta: { "avenir/confirmation": { token, expires_in_seconds: TOKEN_SECONDS } } };
+      return {
+        content: [{ type: "text", text: `${JSON.stringify(out)}\nCard: ${handle} (v${CARD_VERSION})` }],
+        structuredContent: out,
+        _meta: { "avenir/card": { card: { handle, version: CARD_VERSION } } },
+      };
     }
     const code = randomBytes(8).toString("base64url");
     codes.set(code, { ...subject, expires: performance.now() + 600_000 });
@@ -177,8 +204,16 @@ function makeServer() {
 
   /** applySubject writes what the person agreed to, and journals it as confirmed via `via`. */
   function applySubject(s, via) {
-    if (s.version !== planVersion) return error(PLAN_CHANGED);
+    if (s.version !== planVersion) return error(PLAN_CHANGED, "plan_changed");
     return s.apply(via);
+  }
+
+  function supersede(handle) {
+    const c = cards.get(handle);
+    if (!c) return;
+    if (c.token) tokens.delete(c.token);
+    c.token = "";
+    c.state = "superseded";
   }
 
   // ---- Tools -------------------------------------------------------------------------------
@@ -215,7 +250,7 @@ function makeServer() {
       const w = moveWrite(from, to, month, amount);
       if (confirmation !== undefined) {
         const s = redeem(codes, confirmation, "move_money", args);
-        return s ? applySubject(s, "code") : error(REFUSED);
+        return s ? applySubject(s, "code") : error(REFUSED, "code_refused");
       }
       return confirmWrite(ctx, { ...w, args });
     },
@@ -272,9 +307,49 @@ function makeServer() {
       };
       if (confirmation !== undefined) {
         const s = redeem(codes, confirmation, "apply_categories", args);
-        return s ? applySubject(s, "code") : error(REFUSED);
+        return s ? applySubject(s, "code") : error(REFUSED, "code_refused");
       }
       return confirmWrite(ctx, { ...w, args });
+    },
+  );
+
+  /** appOnly is the _meta of a tool only the card calls (hosts keep it from the model). */
+  const appOnly = { ui: { visibility: ["app"] }, "openai/visibility": "private", "openai/widgetAccessible": true };
+
+  server.registerTool(
+    "open_confirmation",
+    {
+      title: "Open a confirmation card",
+      description: "For avenir's confirmation card only: the change a card's handle names, as it stands.",
+      inputSchema: z.object({ handle: z.string().optional() }),
+      _meta: appOnly,
+    },
+    async (a) => {
+      const c = cards.get(String(a.handle ?? ""));
+      if (!c) return error("unknown card", "invalid_argument");
+      c.asked.opened = true;
+      if (c.state === "pending" && c.expires < performance.now()) c.state = "expired";
+      const s = c.subject;
+      const out = {
+        version: CARD_VERSION,
+        state: c.state,
+        tool: s.tool,
+        plan_name: PLAN_NAME,
+        preview: {
+          first_line: s.title,
+          lines: s.changes.map((x) => `${x.label}: ${x.before} → ${x.after}`),
+          warnings: s.notes,
+        },
+      };
+      if (c.state === "pending") {
+        if (c.token) tokens.delete(c.token); // each open voids the token before
+        c.token = randomBytes(16).toString("base64url");
+        tokens.set(c.token, { handle: a.handle, expires: performance.now() + TOKEN_SECONDS * 1000 });
+        out.token = c.token;
+        out.expires_in_seconds = TOKEN_SECONDS;
+      }
+      if (c.state === "answered") out.outcome = c.outcome;
+      return result(out);
     },
   );
 
@@ -283,18 +358,30 @@ function makeServer() {
     {
       title: "Answer a confirmation card",
       description: "The card's answer: the token of a pending write and accept or decline. Called by avenir's card, never by the model.",
-      inputSchema: z.object({ token: z.string().optional(), answer: z.string().optional() }),
-      _meta: { ui: { visibility: ["app"] } },
+      inputSchema: z.object({ token: z.string().optional(), answer: z.string().optional(), version: z.number().optional() }),
+      _meta: appOnly,
     },
-    async (a, ctx) => {
-      if (!a.token) return error("token: missing; give the token of the card's pending write");
-      if (a.answer !== "accept" && a.answer !== "decline") {
-        return error(`answer: ${a.answer === undefined ? "missing" : `“${a.answer}” is not accept or decline`}; give accept or decline`);
+    async (a) => {
+      if (a.version !== CARD_VERSION) {
+        return error("This card is from another version of avenir; nothing was written. Close it and ask again.", "card_outdated");
       }
-      const s = redeem(tokens, a.token);
-      if (!s) return error(REFUSED);
-      if (a.answer === "decline") return result({ status: "declined", preview: s.preview, message: "Declined; nothing was written.", plan_id: PLAN_ID, ynab_requests: 0 });
-      return applySubject(s, "app");
+      if (!a.token) return error("token: missing; give the token of the card's pending write", "invalid_argument");
+      if (a.answer !== "accept" && a.answer !== "decline") {
+        return error(`answer: ${a.answer === undefined ? "missing" : `“${a.answer}” is not accept or decline`}; give accept or decline`, "invalid_argument");
+      }
+      const t = tokens.get(a.token);
+      tokens.delete(a.token); // consumed at its first use
+      const c = t && cards.get(t.handle);
+      if (!t || !c || t.expires < performance.now() || c.state !== "pending" || c.token !== a.token) return error(REFUSED, "card_refused");
+      c.token = "";
+      c.state = "answered";
+      const r =
+        a.answer === "decline"
+          ? result({ status: "declined", reason: "declined", preview: c.subject.preview, message: "Declined; nothing was written.", plan_id: PLAN_ID, ynab_requests: 0 })
+          : applySubject(c.subject, "app");
+      const d = r.structuredContent ?? {};
+      c.outcome = { status: d.status, reason: d.reason, operation_id: d.operation_id, message: d.message ?? r.content?.[0]?.text };
+      return r;
     },
   );
 
@@ -305,7 +392,8 @@ function makeServer() {
       title: "Undo an operation",
       description: "Write the inverse of an operation from the journal. Confirmed by the user.",
       inputSchema: z.object({ operation_id: z.string(), confirmation: z.string().optional() }),
-      _meta: card,
+      // The journal's Undo calls it: its visibility names app explicitly (PostHog/posthog#97507).
+      _meta: { ui: { ...card.ui, visibility: ["model", "app"] } },
     },
     async (a, ctx) => {
       const { confirmation, ...args } = a;
@@ -329,7 +417,7 @@ function makeServer() {
       };
       if (confirmation !== undefined) {
         const s = redeem(codes, confirmation, "undo_operation", args);
-        return s ? applySubject(s, "code") : error(REFUSED);
+        return s ? applySubject(s, "code") : error(REFUSED, "code_refused");
       }
       return confirmWrite(ctx, { ...w, args });
     },
@@ -373,7 +461,7 @@ function makeServer() {
       title: "List what avenir wrote",
       description: "avenir's journal of writes, newest first, with status and undo.",
       inputSchema: z.object({ plan_id: z.string().optional(), tool: z.string().optional(), status: z.string().optional(), limit: z.number().int().optional() }),
-      _meta: { ui: { resourceUri: "ui://avenir/journal.html" } },
+      _meta: { ui: { resourceUri: "ui://avenir/journal.html", visibility: ["model", "app"] } },
       annotations: { readOnlyHint: true },
     },
     async (a) => {
@@ -447,10 +535,11 @@ function moveWrite(from, to, month, amount) {
         ], () => inverseOf(changes.slice(0, 1), `Undo: put ${from.name} back for ${month}?`));
         o.status = "partial";
         o.error = "YNAB answered 500 for the second category";
-        return error(
+        const text =
           `Only part of the change is in YNAB (YNAB answered 500 for the second category). In YNAB now: ${changes[0].label} (assigned now ${changes[0].after}). Not in YNAB: ${changes[1].label}. ` +
-            `Journal entry ${o.id} records exactly this: undo_operation ${o.id} takes back the part that is in YNAB; to finish instead, ask for the missing part again`,
-        );
+          `Journal entry ${o.id} records exactly this: undo_operation ${o.id} takes back the part that is in YNAB; to finish instead, ask for the missing part again`;
+        const out = { status: "partial", reason: "partial", operation_id: o.id, summary, changes: o.changes, message: text, plan_id: PLAN_ID, ynab_requests: 2 };
+        return { content: [{ type: "text", text }], structuredContent: out, isError: true };
       }
       for (const c of changes) assigned.set(c.key, c.to);
       planVersion++;
@@ -650,8 +739,9 @@ function result(obj) {
   return { content: [{ type: "text", text: JSON.stringify(obj) }], structuredContent: obj };
 }
 
-function error(text) {
-  return { content: [{ type: "text", text }], isError: true };
+/** error is a failed call's result: its words for the model, its reason for code. */
+function error(text, reason = "invalid_argument") {
+  return { content: [{ type: "text", text }], structuredContent: { status: "error", reason, message: text }, isError: true };
 }
 
 function ulid() {

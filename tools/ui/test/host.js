@@ -11,7 +11,10 @@ import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/
 
 const toHost = (kind, payload) => window.avenirHost(kind, JSON.stringify(payload ?? null)).then((s) => JSON.parse(s));
 
-window.avenirStart = async ({ html, hostContext, width }) => {
+// messages: "accept" (the host takes ui/message and ui/update-model-context), "refuse" (it
+// declares ui/message but answers it with an error: the view falls back to model context), or
+// "none" (it declares and takes neither: the view must not claim it told anyone).
+window.avenirStart = async ({ html, hostContext, width, messages = "accept" }) => {
   const iframe = document.createElement("iframe");
   // The view gets scripts and nothing else: an opaque origin, no top navigation, no popups,
   // no forms. The page's CSP (MCP Apps' restrictive default) is inherited by the srcdoc view.
@@ -28,8 +31,7 @@ window.avenirStart = async ({ html, hostContext, width }) => {
       serverTools: {},
       serverResources: {},
       logging: {},
-      message: { text: {} },
-      updateModelContext: { text: {}, structuredContent: {} },
+      ...(messages === "none" ? {} : { message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} } }),
     },
     { hostContext },
   );
@@ -44,10 +46,12 @@ window.avenirStart = async ({ html, hostContext, width }) => {
     return r.result;
   };
   bridge.onmessage = async (params) => {
+    if (messages !== "accept") return { isError: true };
     await toHost("message", params);
     return {};
   };
   bridge.onupdatemodelcontext = async (params) => {
+    if (messages === "none") throw new Error("this host takes no model context");
     await toHost("modelContext", params);
     return {};
   };

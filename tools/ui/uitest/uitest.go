@@ -38,11 +38,22 @@ type Options struct {
 	// Protocol is "" for the older protocol era (2025-11-25: capabilities in initialize) or
 	// "2026-07-28" (capabilities in every request's _meta).
 	Protocol string
+	// Host is the host to emulate (drive.mjs's HOSTS): "" or sdk (the SDK's bridge),
+	// claude-desktop, chatgpt-web, claude-ai, terminal, strict or remount. The Hosts variable
+	// lists them.
+	Host string
+	// Messages is what the host does with the view's messages: "" or accept, refuse
+	// (ui/message answered with an error) or none (neither ui/message nor model context).
+	Messages string
+	// AdversaryWait is how long the adversarial model (scenario adversary) waits before it
+	// retries; RepeatAfter how long a terminal's model waits before it asks again (default
+	// 10.5 s: avenir gives a code 10 s after a card nobody drew).
+	AdversaryWait, RepeatAfter time.Duration
 	// Tool is the tool to call; its _meta.ui.resourceUri names the view. Args are its
 	// arguments (marshalled to JSON; nil for none).
 	Tool string
 	Args any
-	// Scenario is one of show, confirm, decline, double-click, undo, expire, spending,
+	// Scenario is one of show, adversary, confirm, decline, double-click, undo, expire, spending,
 	// journal and journal-undo (README.md beside drive.mjs says what each does).
 	Scenario string
 	// BeforeAnswer is a tool the harness calls itself once the card is pending, before the
@@ -65,6 +76,10 @@ type Options struct {
 	// Wait bounds each wait in the browser (default 20 s).
 	Wait time.Duration
 }
+
+// Hosts are the hosts the harness emulates (drive.mjs's HOSTS), each with the evidence of
+// what it does: confirmation.md §2.4's table.
+var Hosts = []string{"sdk", "claude-desktop", "chatgpt-web", "claude-ai", "terminal", "strict", "remount"}
 
 // Call is a tools/call: the view's, forwarded to the server, or the harness's own.
 type Call struct {
@@ -102,6 +117,7 @@ type Result struct {
 	FinalState string   `json:"final_state"`
 	// Told is "yes" or "no" after the view tried to tell the conversation, else empty.
 	Told     string `json:"told"`
+	ToldVia  string `json:"told_via"`
 	ViewText string `json:"view_text"`
 
 	TokensSeen          int      `json:"tokens_seen"`
@@ -112,6 +128,31 @@ type Result struct {
 	ConsoleErrors       []string `json:"console_errors"`
 	RefusedCalls        []string `json:"refused_calls"`
 	Screenshots         []string `json:"screenshots"`
+	Host                string   `json:"host"`
+	HostTools           []string `json:"host_tools"`
+	// Adversary is what the adversarial model did (scenario adversary).
+	Adversary *struct {
+		Calls    int            `json:"calls"`
+		Strings  int            `json:"strings"`
+		Writes   []any          `json:"writes"`
+		Statuses map[string]int `json:"statuses"`
+	} `json:"adversary"`
+	// Terminal is what the model of a host that never draws did: each call and its status.
+	Terminal *struct {
+		Calls []struct {
+			Arguments map[string]any  `json:"arguments"`
+			Status    string          `json:"status"`
+			Reason    string          `json:"reason"`
+			Result    json.RawMessage `json:"result"`
+		} `json:"calls"`
+	} `json:"terminal"`
+	// Remount is the card mounted again after the scenario (host remount).
+	Remount *struct {
+		State         string `json:"state"`
+		Outcome       string `json:"outcome"`
+		Text          string `json:"text"`
+		OffersConfirm bool   `json:"offers_confirm"`
+	} `json:"remount"`
 	// Checks are the harness's own checks that failed, in words; Error why the run stopped.
 	Checks []string `json:"checks"`
 	Error  string   `json:"error"`
@@ -209,6 +250,14 @@ func Drive(t testing.TB, o Options) Result {
 		opt("--protocol", o.Protocol)
 	}
 	opt("--elicit", o.Elicit)
+	opt("--host", o.Host)
+	opt("--messages", o.Messages)
+	if o.AdversaryWait > 0 {
+		opt("--adversary-wait", strconv.FormatInt(o.AdversaryWait.Milliseconds(), 10))
+	}
+	if o.RepeatAfter > 0 {
+		opt("--repeat-after", strconv.FormatInt(o.RepeatAfter.Milliseconds(), 10))
+	}
 	if o.EchoResults {
 		args = append(args, "--echo-results")
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These tests drive the built views (tools/ui/dist) in headless Chromium against
@@ -66,10 +68,18 @@ func TestCard(t *testing.T) {
 			if r.ResourceURI != "ui://avenir/confirm.html" || r.ResourceMIMEType != "text/html;profile=mcp-app" {
 				t.Errorf("resource %s (%s)", r.ResourceURI, r.ResourceMIMEType)
 			}
-			if len(r.AppOnlyTools) != 1 || r.AppOnlyTools[0] != "answer_confirmation" {
-				t.Errorf("app-only tools %v, want [answer_confirmation]", r.AppOnlyTools)
+			if strings.Join(r.AppOnlyTools, ",") != "open_confirmation,answer_confirmation" {
+				t.Errorf("app-only tools %v, want [open_confirmation answer_confirmation]", r.AppOnlyTools)
 			}
-			id := fmt.Sprint(resultOf(t, r.Calls[0].Result)["operation_id"])
+			if opens := r.CallsTo("open_confirmation"); len(opens) != 1 {
+				t.Errorf("the card opened its handle %d times, want once", len(opens))
+			}
+			for _, c := range r.CallsTo("answer_confirmation") {
+				if c.Arguments["version"] != float64(2) {
+					t.Errorf("answer_confirmation without version 2: %v", c.Arguments)
+				}
+			}
+			id := fmt.Sprint(resultOf(t, r.CallsTo("answer_confirmation")[0].Result)["operation_id"])
 			if !strings.Contains(r.Messages[0].Text, id) || !strings.Contains(r.ViewText, id) {
 				t.Errorf("operation %s is not in the message %q or on the card", id, r.Messages[0].Text)
 			}
@@ -117,7 +127,7 @@ func TestCard(t *testing.T) {
 	}, {
 		name: "a used token is refused",
 		opts: Options{Tool: "move_money", Args: move, Scenario: "confirm",
-			BeforeAnswer: &Call{Name: "answer_confirmation", Arguments: map[string]any{"token": "$TOKEN", "answer": "decline"}}},
+			BeforeAnswer: &Call{Name: "answer_confirmation", Arguments: map[string]any{"token": "$TOKEN", "answer": "decline", "version": 2}}},
 		state: "refused", answers: []string{"accept"},
 		messages: []string{"I answered on the card for “Move 30.00 from Tennis to Restaurants for 2026-12-01?”, but avenir refused"},
 	}, {
@@ -291,4 +301,106 @@ func TestScreenshots(t *testing.T) {
 			t.Errorf("%s:\n%s", s.file, r)
 		}
 	}
+}
+
+// TestHosts drives the card through every host the harness emulates (confirmation.md §2.4's
+// table; drive.mjs's HOSTS names each one's evidence), against the fake: in each, Confirm applies
+// the change on the card, Decline writes nothing, and an adversarial model — everything the host
+// gives its model, every tool it offers it, every string it has seen, twice — writes nothing.
+// avenir's own tests (cmd/avenir, card_hosts_browser_test.go) drive the same hosts against the
+// real server.
+func TestHosts(t *testing.T) {
+	for _, host := range Hosts {
+		if host == "terminal" {
+			continue // below: it draws no card
+		}
+		for _, sc := range []struct{ scenario, state string }{{"confirm", "applied"}, {"decline", "declined"}, {"adversary", "pending"}} {
+			t.Run(host+"/"+sc.scenario, func(t *testing.T) {
+				t.Parallel()
+				state := sc.state
+				if host == "remount" {
+					// Mounted again after the scenario: answered, or (after the adversary asked
+					// for the change again) superseded by the newer card.
+					state = map[string]string{"confirm": "answered", "decline": "answered", "adversary": "superseded"}[sc.scenario]
+				}
+				r := Drive(t, Options{Server: fake(), Host: host, Tool: "move_money", Args: move, Scenario: sc.scenario})
+				ok(t, r, state)
+				if n := len(r.CallsTo("open_confirmation")); n < 1 {
+					t.Errorf("the card never opened its handle")
+				}
+				switch sc.scenario {
+				case "confirm":
+					if a := answers(r); strings.Join(a, ",") != "accept" {
+						t.Errorf("answers %v", a)
+					}
+				case "decline":
+					if a := answers(r); strings.Join(a, ",") != "decline" {
+						t.Errorf("answers %v", a)
+					}
+				case "adversary":
+					if r.Adversary == nil || r.Adversary.Calls < 20 || len(r.Adversary.Writes) != 0 {
+						t.Errorf("the adversary: %+v", r.Adversary)
+					}
+				}
+				if host == "remount" && sc.scenario != "adversary" {
+					if r.Remount == nil || r.Remount.OffersConfirm || r.Remount.State != "answered" {
+						t.Errorf("mounted again: %+v", r.Remount)
+					}
+				}
+				if host == "claude-ai" && !slices.Contains(r.HostTools, "open_confirmation") {
+					t.Errorf("the session with empty capabilities was not listed open_confirmation: %v", r.HostTools)
+				}
+			})
+		}
+	}
+	t.Run("terminal", func(t *testing.T) {
+		t.Parallel()
+		r := Drive(t, Options{Server: fake(), Host: "terminal", Tool: "move_money", Args: move, Scenario: "confirm",
+			Env: []string{"FAKE_NOT_SHOWN_SECONDS=1"}, RepeatAfter: 1200 * time.Millisecond})
+		if !r.OK || r.Terminal == nil || len(r.Terminal.Calls) != 3 {
+			t.Fatalf("the run: %s\n%+v", r, r.Terminal)
+		}
+		var got []string
+		for _, c := range r.Terminal.Calls {
+			got = append(got, c.Status)
+		}
+		if strings.Join(got, ",") != "confirmation_pending,confirmation_required,applied" {
+			t.Errorf("the terminal's calls answered %v", got)
+		}
+	})
+}
+
+// TestTelling: the card tells the conversation by ui/message, else by model context, and says it
+// told only what the host took.
+func TestTelling(t *testing.T) {
+	for _, c := range []struct{ messages, told, via, says string }{
+		{"accept", "yes", "message", "The assistant has been told."},
+		{"refuse", "yes", "context", "The assistant will see this on its next turn."},
+		{"none", "no", "none", "The host took no message: tell the assistant what happened."},
+	} {
+		t.Run(c.messages, func(t *testing.T) {
+			t.Parallel()
+			r := Drive(t, Options{Server: fake(), Tool: "move_money", Args: move, Scenario: "decline", Messages: c.messages})
+			ok(t, r, "declined")
+			if r.Told != c.told || r.ToldVia != c.via || !strings.Contains(r.ViewText, c.says) {
+				t.Errorf("told %q via %q, the card says %q; want %q via %q, %q", r.Told, r.ToldVia, r.ViewText, c.told, c.via, c.says)
+			}
+			if c.via == "context" && (len(r.ModelContext) != 1 || len(r.Messages) != 0) {
+				t.Errorf("model context %d, messages %d; want 1 and 0", len(r.ModelContext), len(r.Messages))
+			}
+		})
+	}
+}
+
+// TestCardVersions: a card and a server of different versions of the card exchange fail closed.
+func TestCardVersions(t *testing.T) {
+	t.Parallel()
+	r := Drive(t, Options{Server: fake(), Tool: "move_money", Args: move, Scenario: "confirm",
+		BeforeAnswer: &Call{Name: "answer_confirmation", Arguments: map[string]any{"token": "$TOKEN", "answer": "accept", "version": 1}}})
+	// The harness's answer of another version is refused and writes nothing; the card's own
+	// (version 2) then applies.
+	if len(r.HarnessCalls) != 1 || !strings.Contains(string(r.HarnessCalls[0].Result), `"card_outdated"`) {
+		t.Fatalf("an answer of version 1: %+v", r.HarnessCalls)
+	}
+	ok(t, r, "applied")
 }
