@@ -140,7 +140,7 @@ func TestCardInABrowser(t *testing.T) {
 		// Between the card and the click, YNAB imports cleared transactions from the bank: the
 		// difference the reconciliation would correct is no longer the one the card shows.
 		r := drive(t, env, uitest.Options{Tool: "reconcile_account", Args: map[string]any{"account": "Betaalrekening", "bank_balance": "1000.00"},
-			Scenario: "confirm",
+			Scenario:     "confirm",
 			BeforeAnswer: &uitest.Call{Name: "import_transactions", Arguments: map[string]any{}}})
 		// The card tells the outcome by its reason (plan_changed), never by its words: a result
 		// that names no reason is shown as avenir's error, as it is.
