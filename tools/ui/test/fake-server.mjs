@@ -48,7 +48,10 @@ const PLAN_NAME = "Huishouden";
 const REFUSED =
   "This confirmation code is unknown, expired, already used, or was issued for different changes. Call again without confirmation to get a new preview.";
 const NOT_SHOWN_SECONDS = Number(process.env.FAKE_NOT_SHOWN_SECONDS ?? 10);
-const CARD_VERSION = 2;
+// FAKE_CARD_VERSION makes the fake an avenir of another version of the card exchange: 1 (the
+// token in _meta, no handle) or 3, to test that a card and a server of different versions fail
+// closed.
+const CARD_VERSION = Number(process.env.FAKE_CARD_VERSION ?? 2);
 const PLAN_CHANGED =
   "The plan changed between the preview and the answer, so what was agreed to is no longer what would be written. Nothing was written; call the tool again for a new preview";
 
@@ -174,6 +177,10 @@ function makeServer() {
         ynab_requests: 0,
         card: { handle, version: CARD_VERSION },
       };
+      if (CARD_VERSION === 1) {
+        delete out.card;
+        return { ...result(out), _meta: { "avenir/confirmation": { token: handle, expires_in_seconds: TOKEN_SECONDS } } };
+      }
       return {
         content: [{ type: "text", text: `${JSON.stringify(out)}\nCard: ${handle} (v${CARD_VERSION})` }],
         structuredContent: out,

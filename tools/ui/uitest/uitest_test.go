@@ -392,8 +392,19 @@ func TestTelling(t *testing.T) {
 	}
 }
 
-// TestCardVersions: a card and a server of different versions of the card exchange fail closed.
+// TestCardVersions: a card and a server of different versions of the card exchange fail closed
+// (hosts keep old views across upgrades: Claude Desktop until a full quit, ChatGPT longer).
 func TestCardVersions(t *testing.T) {
+	for _, v := range []string{"1", "3"} {
+		t.Run("a server of version "+v, func(t *testing.T) {
+			t.Parallel()
+			r := Drive(t, Options{Server: fake(), Env: []string{"FAKE_CARD_VERSION=" + v}, Tool: "move_money", Args: move, Scenario: "show"})
+			ok(t, r, "outdated")
+			if len(r.Calls) != 0 || strings.Contains(r.ViewText, "Confirm\n") || !strings.Contains(r.ViewText, "another version of avenir") {
+				t.Errorf("calls %v; the card shows %q", callNames(r.Calls), r.ViewText)
+			}
+		})
+	}
 	t.Parallel()
 	r := Drive(t, Options{Server: fake(), Tool: "move_money", Args: move, Scenario: "confirm",
 		BeforeAnswer: &Call{Name: "answer_confirmation", Arguments: map[string]any{"token": "$TOKEN", "answer": "accept", "version": 1}}})
