@@ -61,6 +61,7 @@ type testEnv struct {
 	journal     *bolt.Journal
 	journalPath string
 	session     *mcp.ClientSession
+	server      *mcp.Server // the server session connects to; connect another client to it
 	log         *lockedWriter
 	asked       []string // the messages of the questions the client was asked
 	mu          sync.Mutex
@@ -123,8 +124,8 @@ func newEnv(t testing.TB, o envOptions) *testEnv {
 	if o.answeredByTransport {
 		deps.AfterAnswer = func(mcp.Request, func()) bool { return true } // the answer never goes out
 	}
-	server := NewServer(deps)
-	e.session = e.connect(server, o.kind, o.noMRTRDriver)
+	e.server = NewServer(deps)
+	e.session = e.connect(e.server, o.kind, o.noMRTRDriver)
 	return e
 }
 
