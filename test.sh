@@ -12,7 +12,7 @@
 #   runc, busybox-static, curl and iproute2 (packaging/container/test.sh);
 # - the npm packages, pinned by their lock files: tools/ui's (the browser harness) into
 #   tools/ui/node_modules, and into a cache directory (~/.cache/avenir-ci) the TypeScript SDK
-#   clients that cmd/avenir's HTTP and hosted tests drive (AVENIR_HTTP_TS_CLIENTS,
+#   clients that cmd/avenir's HTTP tests and hosted's tests drive (AVENIR_HTTP_TS_CLIENTS,
 #   AVENIR_HOSTED_TS_CLIENT) and the YNAB JavaScript SDK of ynab/sandbox/fidelity (which
 #   installs itself).
 # Then `go test -race -count=1 -timeout 30m` through .ci/testreport, which prints each
@@ -83,12 +83,12 @@ if command -v npm >/dev/null; then
   [ ! -d tools/ui/node_modules ] || [ -f tools/ui/node_modules/go.mod ] ||
     printf 'module ignored/node_modules\n' >tools/ui/node_modules/go.mod
   # The TypeScript SDK clients cmd/avenir's tests drive over Streamable HTTP, and the 1.x client
-  # whose own OAuth signs in to avenir hosted.
+  # whose own OAuth signs in to avenir hosted (hosted's tests).
   if [ -z "${AVENIR_HTTP_TS_CLIENTS:-}" ]; then
     AVENIR_HTTP_TS_CLIENTS=$(npm_install cmd/avenir/testdata/http-ts http-ts) && export AVENIR_HTTP_TS_CLIENTS
   fi
   if [ -z "${AVENIR_HOSTED_TS_CLIENT:-}" ]; then
-    AVENIR_HOSTED_TS_CLIENT=$(npm_install cmd/avenir/testdata/hosted-ts hosted-ts) && export AVENIR_HOSTED_TS_CLIENT
+    AVENIR_HOSTED_TS_CLIENT=$(npm_install hosted/testdata/hosted-ts hosted-ts) && export AVENIR_HOSTED_TS_CLIENT
   fi
 else
   say "no npm: the browser harness and the TypeScript clients' tests will say so"

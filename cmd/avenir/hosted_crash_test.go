@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
@@ -24,18 +25,18 @@ func TestHostedCrashAndRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary on PostgreSQL")
 	}
-	e := newHostedEnv(t)
-	a := e.start() // the public URL, where the person signs in
-	access, _ := e.signIn("alice")
-	before := e.connect(a, access, "", false)
-	var first hostedWrite
-	before.ok("move_money", hostedMove("2"), &first)
-	var done hostedWrite
-	before.ok("move_money", hostedWithCode(hostedMove("2"), first.Confirmation), &done)
+	e := hostedtest.New(t)
+	a := e.Start() // the public URL, where the person signs in
+	access, _ := e.SignIn("alice")
+	before := e.Connect(a, access, "", false)
+	var first hostedtest.Write
+	before.OK("move_money", hostedtest.Move("2"), &first)
+	var done hostedtest.Write
+	before.OK("move_money", hostedtest.WithCode(hostedtest.Move("2"), first.Confirmation), &done)
 	if done.Status != "applied" {
 		t.Fatalf("the write before the kill: %+v", done)
 	}
-	tennis, restaurants := e.assigned("alice", "Tennis"), e.assigned("alice", "Restaurants")
+	tennis, restaurants := e.Assigned("alice", "Tennis"), e.Assigned("alice", "Restaurants")
 
 	// The instance to kill: the real binary, on the same database and public URL.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,7 +49,7 @@ func TestHostedCrashAndRestart(t *testing.T) {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	for _, k := range []string{"AVENIR_MCP_DATABASE_URL", "AVENIR_MCP_PUBLIC_URL", "AVENIR_MCP_YNAB_CLIENT_ID",
 		"AVENIR_MCP_YNAB_CLIENT_SECRET", "AVENIR_MCP_SECRET_KEY", "AVENIR_MCP_YNAB_OAUTH_URL", "AVENIR_MCP_YNAB_URL"} {
-		cmd.Env = append(cmd.Env, k+"="+e.getenv(k))
+		cmd.Env = append(cmd.Env, k+"="+e.Getenv(k))
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -56,20 +57,20 @@ func TestHostedCrashAndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	b := &hostedInstance{url: "http://" + addr}
-	waitReady(t, b.url, &stderr)
-	victim := e.connect(b, access, "", false)
-	var preview hostedWrite
-	victim.ok("move_money", hostedMove("3"), &preview)
+	b := &hostedtest.Instance{URL: "http://" + addr}
+	waitReady(t, b.URL, &stderr)
+	victim := e.Connect(b, access, "", false)
+	var preview hostedtest.Write
+	victim.OK("move_money", hostedtest.Move("3"), &preview)
 
 	// YNAB holds the write's first request long enough to kill the instance in the middle.
-	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", Delay: 3 * time.Second, Count: 2})
-	go victim.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_money", Arguments: hostedWithCode(hostedMove("3"), preview.Confirmation)})
+	e.Sandbox.InjectFault(sandbox.Fault{Method: "PATCH", Delay: 3 * time.Second, Count: 2})
+	go victim.CS.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_money", Arguments: hostedtest.WithCode(hostedtest.Move("3"), preview.Confirmation)})
 	prepared := waitFor(t, 20*time.Second, func() bool {
 		var ops struct {
 			Operations []struct{ Status string } `json:"operations"`
 		}
-		before.ok("list_operations", map[string]any{"status": "prepared"}, &ops)
+		before.OK("list_operations", map[string]any{"status": "prepared"}, &ops)
 		return len(ops.Operations) == 1
 	})
 	if !prepared {
@@ -85,29 +86,29 @@ func TestHostedCrashAndRestart(t *testing.T) {
 	time.Sleep(3500 * time.Millisecond)
 
 	// The next instance that starts settles it by reading YNAB.
-	c := e.start()
+	c := e.Start()
 	settled := waitFor(t, 20*time.Second, func() bool {
 		var ops struct {
 			Operations []struct{ Status string } `json:"operations"`
 		}
-		e.connect(c, access, "", false).ok("list_operations", map[string]any{"status": "prepared"}, &ops)
+		e.Connect(c, access, "", false).OK("list_operations", map[string]any{"status": "prepared"}, &ops)
 		return len(ops.Operations) == 0
 	})
 	if !settled {
 		t.Fatal("the operation the kill cut off stays prepared after a new instance started")
 	}
-	after := e.connect(c, access, "", false)
+	after := e.Connect(c, access, "", false)
 	var ops struct {
 		Operations []struct {
 			ID, Status, Summary string
 		} `json:"operations"`
 	}
-	after.ok("list_operations", map[string]any{}, &ops)
+	after.OK("list_operations", map[string]any{}, &ops)
 	if len(ops.Operations) != 2 || ops.Operations[1].ID != done.OperationID || ops.Operations[1].Status != "applied" {
 		t.Fatalf("after the restart the journal holds %+v; want the earlier write applied and the cut-off one settled", ops.Operations)
 	}
 	// The journal says what YNAB holds: the cut-off move either landed whole or not at all.
-	gotT, gotR := e.assigned("alice", "Tennis"), e.assigned("alice", "Restaurants")
+	gotT, gotR := e.Assigned("alice", "Tennis"), e.Assigned("alice", "Restaurants")
 	t.Logf("the cut-off move was settled %s", ops.Operations[0].Status)
 	switch cut := ops.Operations[0].Status; {
 	case cut == "failed" && gotT == tennis && gotR == restaurants:

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/hosted"
 )
 
 // Streamable HTTP for clients that connect to a URL rather than start a process. It listens on
@@ -29,16 +31,14 @@ import (
 // start (printed on a terminal, else in a file only its owner can read). The secret is what keeps other local users and programs out; the first two keep out
 // web pages.
 //
-// The go-sdk serves protocol 2026-07-28 over HTTP only statelessly, while older clients need a
-// session for the server's own elicitation/create requests; so requests that announce
-// 2026-07-28 or later (Mcp-Protocol-Version) go to a stateless handler and the rest to a
-// stateful one, both in front of the same server.
+// The MCP endpoint itself is hosted.MCPHandler, the one avenir hosted serves too: 2026-07-28
+// and later statelessly, older protocols with a session.
 
 // httpFlags are serve's HTTP options.
 type httpFlags struct {
 	addr        string
 	allowRemote bool
-	hosted      bool // avenir hosted: many people, signed in with YNAB (hosted.go)
+	hosted      bool // avenir hosted: many people, signed in with YNAB (package hosted; wired in hosted.go)
 }
 
 func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
@@ -156,21 +156,11 @@ func httpSecretPath(getenv func(string) string, port int) string {
 
 // newHTTPHandler is the guarded MCP endpoint at /mcp for a server listening on addr.
 func newHTTPHandler(server *mcp.Server, addr *net.TCPAddr, allowRemote bool, secret string, log *slog.Logger) http.Handler {
-	getServer := func(*http.Request) *mcp.Server { return server }
 	// The guard below checks Host itself; the SDK's own check would refuse a remote address's
 	// Host when --http-allow-remote is given.
-	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		Logger: log, SessionTimeout: 30 * time.Minute, DisableLocalhostProtection: allowRemote})
-	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		Logger: log, Stateless: true, DisableLocalhostProtection: allowRemote})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if v := r.Header.Get("Mcp-Protocol-Version"); v >= "2026-07-28" {
-			stateless.ServeHTTP(w, r)
-			return
-		}
-		stateful.ServeHTTP(w, r)
-	})
+	mux.Handle("/mcp", hosted.MCPHandler(func(*http.Request) *mcp.Server { return server },
+		hosted.MCPOptions{Logger: log, DisableLocalhostProtection: allowRemote}))
 	return &httpGuard{next: mux, port: addr.Port, allowRemote: allowRemote, secret: []byte(secret), log: log}
 }
 

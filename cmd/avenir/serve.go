@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/avenir-mcp/avenir/confirm"
-	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/hosted"
 	"github.com/avenir-mcp/avenir/journal/bolt"
 	"github.com/avenir-mcp/avenir/tools"
 	"github.com/avenir-mcp/avenir/tools/stdio"
@@ -87,7 +87,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		if *useSandbox || *sampleName != "" {
 			return usagef("serve: --hosted reaches YNAB (or a sandbox at AVENIR_MCP_YNAB_URL and AVENIR_MCP_YNAB_OAUTH_URL); --sandbox and --sample do not go with it")
 		}
-		return serveHosted(ctx, httpOpts.addr, e, hostedLogger(e.stderr, lvl))
+		return serveHosted(ctx, httpOpts.addr, e, hosted.Logger(e.stderr, lvl))
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 
@@ -156,7 +156,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 
 		StatementDirs: statementDirs(e.getenv),
 	}
-	recoverJournal(ctx, j, deps, log)
+	tools.Settle(ctx, deps)
 	if httpOpts.addr != "" {
 		return serveHTTP(ctx, tools.NewServer(deps), httpOpts, e, log)
 	}
@@ -222,26 +222,6 @@ func isTerminal(r any) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// recoverJournal resolves the operations a crash left prepared, by asking YNAB whether their
-// changes are there. One it cannot decide now (YNAB unreachable) stays prepared for next time;
-// the server starts either way.
-func recoverJournal(ctx context.Context, j journal.Store, d tools.Deps, log *slog.Logger) {
-	pending, err := j.Pending(ctx)
-	if err != nil || len(pending) == 0 {
-		if err != nil {
-			log.Warn("journal: could not look for unfinished operations", "err", err)
-		}
-		return
-	}
-	resolved, err := j.Recover(ctx, tools.NewRecovery(d))
-	for _, op := range resolved {
-		log.Info("journal: resolved an operation a crash left unfinished", "operation", op.ID, "tool", op.Tool, "status", op.Status)
-	}
-	if err != nil {
-		log.Warn("journal: some unfinished operations could not be resolved yet; they stay prepared", "err", err)
-	}
 }
 
 // statementDirs are the folders import_statement may read statement files from:

@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"tools/ui":                  {},
 	"tools/ui/uitest":           {},
 	"auth":                      {"internal/pgmigrate"},
+	"hosted":                    {"tools", "auth", "confirm", "confirm/pg", "journal", "journal/pg", "ynab"},
+	"hosted/hostedtest":         {"hosted", "auth", "confirm", "internal/pgtest", "ynab/sandbox", "ynab/sandbox/sandboxtest"},
 	"journal/pg":                {"journal", "internal/pgmigrate"},
 	"confirm/pg":                {"confirm", "internal/pgmigrate"},
 	"internal/pgmigrate":        {},
@@ -43,7 +45,7 @@ var allowed = map[string][]string{
 
 // testOnly are imports a package's tests may make beyond its line: the sandbox, the tools'
 // server and the test helpers are how tests reach real surfaces.
-var testOnly = []string{"statement", "internal/golden", "journal/storetest", "journal/bolt", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "internal/pgmigrate", "confirm", "journal", "ynab", "tools/ui/uitest"}
+var testOnly = []string{"statement", "internal/golden", "journal/storetest", "journal/bolt", "ynab/sandbox", "ynab/sandbox/sandboxtest", "tools", "tools/stdio", "internal/pgtest", "internal/pgmigrate", "confirm", "journal", "ynab", "tools/ui/uitest", "hosted/hostedtest"}
 
 func TestImportDirections(t *testing.T) {
 	goTool, err := exec.LookPath("go")

@@ -1,14 +1,10 @@
-package main
+package hosted
 
 import (
 	"context"
 	"net/http"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
-
-	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,10 +14,10 @@ import (
 	"github.com/avenir-mcp/avenir/tools"
 )
 
-// hostedMetrics are what /metrics shows, in a registry of the instance's own (two instances in
+// metrics are what /metrics shows, in a registry of the instance's own (two instances in
 // one test process do not collide). No label ever holds a person, an id, a path or an amount:
 // tools, statuses, HTTP methods and status classes are small fixed sets.
-type hostedMetrics struct {
+type metrics struct {
 	reg          *prometheus.Registry
 	calls        *prometheus.CounterVec   // by tool and status
 	callSeconds  *prometheus.HistogramVec // by tool
@@ -33,8 +29,8 @@ type hostedMetrics struct {
 	writeTools map[string]bool // the tools that write, whose calls count in writes too
 }
 
-func newHostedMetrics() *hostedMetrics {
-	m := &hostedMetrics{
+func newMetrics() *metrics {
+	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "avenir_tool_calls_total",
@@ -68,12 +64,12 @@ func newHostedMetrics() *hostedMetrics {
 	return m
 }
 
-func (m *hostedMetrics) handler() http.Handler {
+func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
 // onCall is tools.Deps.OnCall.
-func (m *hostedMetrics) onCall(tool, status string, _ int, took time.Duration) {
+func (m *metrics) onCall(tool, status string, _ int, took time.Duration) {
 	m.calls.WithLabelValues(tool, status).Inc()
 	m.callSeconds.WithLabelValues(tool).Observe(took.Seconds())
 	if m.writeTools[tool] {
@@ -82,7 +78,7 @@ func (m *hostedMetrics) onCall(tool, status string, _ int, took time.Duration) {
 }
 
 // instrument counts and times every request to YNAB that base carries.
-func (m *hostedMetrics) instrument(base http.RoundTripper) http.RoundTripper {
+func (m *metrics) instrument(base http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		start := time.Now()
 		resp, err := base.RoundTrip(req)
@@ -131,7 +127,7 @@ func statusClass(code int) string {
 
 // writeToolNames are the tools a write-mode server offers that are not read-only, asked of a
 // real server over an in-memory connection so that the set follows the tools.
-var writeToolNames = sync.OnceValue(func() map[string]bool {
+func writeToolNames(version string) map[string]bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	names := map[string]bool{}
@@ -155,56 +151,4 @@ var writeToolNames = sync.OnceValue(func() map[string]bool {
 		}
 	}
 	return names
-})
-
-// number is a run of digits with decimal or thousands separators.
-var number = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
-
-// maskMoney replaces every number in s that stands on its own by "#": a tool's error is worded
-// for the person and may name amounts of their money, which a log must not keep. A number
-// joined to an id's characters (a letter, '_', ':' or '/', or a hyphen between letters or
-// digits) stays, as in ids, dates and times.
-func maskMoney(s string) string {
-	idChar := func(b byte) bool {
-		return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' || b == ':' || b == '/'
-	}
-	alnum := func(b byte) bool { return idChar(b) || b >= '0' && b <= '9' }
-	var out strings.Builder
-	last := 0
-	for _, loc := range number.FindAllStringIndex(s, -1) {
-		i, j := loc[0], loc[1]
-		before := i > 0 && (idChar(s[i-1]) || s[i-1] == '-' && i > 1 && alnum(s[i-2]))
-		after := j < len(s) && (idChar(s[j]) || s[j] == '-' && j+1 < len(s) && alnum(s[j+1]))
-		if before || after {
-			continue
-		}
-		out.WriteString(s[last:i])
-		out.WriteByte('#')
-		last = j
-	}
-	out.WriteString(s[last:])
-	return out.String()
-}
-
-// maskMoneyAttr is the hosted log's ReplaceAttr: errors (the keys "error" and "err") lose
-// their numbers.
-func maskMoneyAttr(_ []string, a slog.Attr) slog.Attr {
-	if a.Key != "error" && a.Key != "err" {
-		return a
-	}
-	v := a.Value.Resolve()
-	var s string
-	switch v.Kind() {
-	case slog.KindString:
-		s = v.String()
-	case slog.KindAny:
-		if err, ok := v.Any().(error); ok {
-			s = err.Error()
-		} else {
-			return a
-		}
-	default:
-		return a
-	}
-	return slog.String(a.Key, maskMoney(s))
 }

@@ -1,4 +1,4 @@
-package main
+package hosted_test
 
 import (
 	"bytes"
@@ -21,6 +21,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/avenir-mcp/avenir/auth"
+	"github.com/avenir-mcp/avenir/hosted"
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
@@ -129,11 +131,11 @@ func hostedTSClient(t *testing.T) (dir, script string) {
 
 func TestHostedTSOAuth(t *testing.T) {
 	dir, script := hostedTSClient(t)
-	e := newHostedEnv(t)
-	a := e.start()
-	mcpURL := e.public + "/mcp"
+	e := hostedtest.New(t)
+	a := e.Start()
+	mcpURL := e.Public + "/mcp"
 	ctx := context.Background()
-	db, err := pgxpool.New(ctx, e.dsn)
+	db, err := pgxpool.New(ctx, e.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestHostedTSOAuth(t *testing.T) {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("node hosted_client.mjs %s: %v\n%s\navenir's log:\n%s", login, err, stderr.String(), e.logs)
+			t.Fatalf("node hosted_client.mjs %s: %v\n%s\navenir's log:\n%s", login, err, stderr.String(), e.Logs)
 		}
 		var r hostedTSRun
 		if err := json.Unmarshal(out, &r); err != nil {
@@ -203,7 +205,7 @@ func TestHostedTSOAuth(t *testing.T) {
 	// confirmed by code from this client, and in no one else's journal.
 	written := func(t *testing.T, login, op string, person, other int64) {
 		t.Helper()
-		got, err := a.h.journals.For(person).Get(ctx, op)
+		got, err := hosted.JournalFor(a.Server, person).Get(ctx, op)
 		if err != nil {
 			t.Fatalf("%s's journal: %v", login, err)
 		}
@@ -211,13 +213,13 @@ func TestHostedTSOAuth(t *testing.T) {
 			got.ConfirmedVia != "code" || got.Client.Name != "avenir-hosted-ts" {
 			t.Fatalf("%s's journal holds %s: tool %s, plan %s, status %s, confirmed via %s, client %q", login, op, got.Tool, got.PlanID, got.Status, got.ConfirmedVia, got.Client.Name)
 		}
-		if _, err := a.h.journals.For(other).Get(ctx, op); err == nil {
+		if _, err := hosted.JournalFor(a.Server, other).Get(ctx, op); err == nil {
 			t.Fatalf("%s's operation %s is in another person's journal", login, op)
 		}
 	}
 	journalSize := func(t *testing.T, person int64) int {
 		t.Helper()
-		ops, err := a.h.journals.For(person).List(ctx, journal.Filter{Since: start, Limit: 100})
+		ops, err := hosted.JournalFor(a.Server, person).List(ctx, journal.Filter{Since: start, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,14 +258,14 @@ func TestHostedTSOAuth(t *testing.T) {
 			if au.CodeChallengeMethod != "S256" || au.CodeVerifier == "" || au.CodeChallenge != base64.RawURLEncoding.EncodeToString(sum[:]) {
 				t.Fatalf("%s's authorization URL: code_challenge_method %q, challenge %q of verifier %q; want S256 of the verifier", c.login, au.CodeChallengeMethod, au.CodeChallenge, au.CodeVerifier)
 			}
-			if au.ClientID != r.ClientID || au.ResponseType != "code" || au.Resource != mcpURL || au.Iss != e.public {
-				t.Fatalf("%s's authorization: %+v; want client %s, code, resource %s, and iss %s on the way back", c.login, au, r.ClientID, mcpURL, e.public)
+			if au.ClientID != r.ClientID || au.ResponseType != "code" || au.Resource != mcpURL || au.Iss != e.Public {
+				t.Fatalf("%s's authorization: %+v; want client %s, code, resource %s, and iss %s on the way back", c.login, au, r.ClientID, mcpURL, e.Public)
 			}
 			if u, err := url.Parse(au.RedirectURI); err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" {
 				t.Fatalf("%s's redirect URI %q; want a loopback one", c.login, au.RedirectURI)
 			}
 			// The person saw avenir's consent page naming the client, then YNAB's (the sandbox's).
-			if len(r.Pages) != 2 || r.Pages[0] != "Connect avenir hosted-ts test ("+c.login+") to your YNAB plans?" || r.Pages[1] != "Authorize "+hostedClientID {
+			if len(r.Pages) != 2 || r.Pages[0] != "Connect avenir hosted-ts test ("+c.login+") to your YNAB plans?" || r.Pages[1] != "Authorize "+hostedtest.ClientID {
 				t.Fatalf("%s was shown the pages %q; want avenir's consent, then the sandbox's", c.login, r.Pages)
 			}
 			// avenir holds the registration as the SDK sent it, and the code it issued was bound
@@ -307,7 +309,7 @@ func TestHostedTSOAuth(t *testing.T) {
 			ops[c.login] = append(ops[c.login], r.Write.OperationID)
 			restaurants[c.login] = c.milli
 			for who, want := range restaurants {
-				if got := e.assigned(who, "Restaurants"); got != want {
+				if got := e.Assigned(who, "Restaurants"); got != want {
 					t.Fatalf("after %s's write %s's Restaurants holds %d, want %d", c.login, who, got, want)
 				}
 			}
@@ -329,7 +331,7 @@ func TestHostedTSOAuth(t *testing.T) {
 	t.Run("the saved tokens are refreshed, avenir's and YNAB's", func(t *testing.T) {
 		before := map[string]hostedTSState{"alice": state(t, "alice"), "bob": state(t, "bob")}
 		// Alice's app revoked its access token (RFC 7009, as a public client); Bob's expired.
-		resp, err := http.PostForm(e.public+"/oauth/revoke", url.Values{"token": {before["alice"].Tokens.AccessToken}, "client_id": {before["alice"].Client.ClientID}})
+		resp, err := http.PostForm(e.Public+"/oauth/revoke", url.Values{"token": {before["alice"].Tokens.AccessToken}, "client_id": {before["alice"].Client.ClientID}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +349,7 @@ func TestHostedTSOAuth(t *testing.T) {
 			}
 		}
 		// And YNAB's tokens of everyone expired.
-		req, _ := http.NewRequest("POST", e.sbOrigin+"/_sandbox/oauth/expire", nil)
+		req, _ := http.NewRequest("POST", e.SandboxOrigin+"/_sandbox/oauth/expire", nil)
 		req.Header.Set("Authorization", "Bearer control") // any token: the sandbox has none of its own
 		resp, err = http.DefaultClient.Do(req)
 		if err != nil {
@@ -358,7 +360,7 @@ func TestHostedTSOAuth(t *testing.T) {
 			t.Fatalf("expiring the sandbox's tokens: %s", resp.Status)
 		}
 		const ynabToken = `avenir_ynab_requests_total{endpoint="oauth",method="POST",status="2xx"}`
-		ynabRefreshes := e.metric(a, ynabToken)
+		ynabRefreshes := e.Metric(a, ynabToken)
 		ynabBefore := map[string]time.Time{"alice": ynabRefreshed(t, people["alice"]), "bob": ynabRefreshed(t, people["bob"])}
 
 		for _, c := range []struct {
@@ -382,7 +384,7 @@ func TestHostedTSOAuth(t *testing.T) {
 					c.login, r.ClientID, before[c.login].Client.ClientID)
 			}
 			var spent bool
-			if err := db.QueryRow(ctx, `SELECT used_at IS NOT NULL FROM auth.tokens WHERE token_hash = $1`, hashOf(t, e.key, before[c.login].Tokens.RefreshToken)).Scan(&spent); err != nil || !spent {
+			if err := db.QueryRow(ctx, `SELECT used_at IS NOT NULL FROM auth.tokens WHERE token_hash = $1`, hashOf(t, e.Key, before[c.login].Tokens.RefreshToken)).Scan(&spent); err != nil || !spent {
 				t.Fatalf("%s's first refresh token: spent %v, %v; want it spent by the refresh", c.login, spent, err)
 			}
 			if r.Write.First != "confirmation_required" || r.Write.Status != "applied" || r.Write.OperationID == "" || slices.Contains(ops[c.login], r.Write.OperationID) {
@@ -391,7 +393,7 @@ func TestHostedTSOAuth(t *testing.T) {
 			ops[c.login] = append(ops[c.login], r.Write.OperationID)
 			restaurants[c.login] = c.milli
 			for who, want := range restaurants {
-				if got := e.assigned(who, "Restaurants"); got != want {
+				if got := e.Assigned(who, "Restaurants"); got != want {
 					t.Fatalf("after %s's second write %s's Restaurants holds %d, want %d", c.login, who, got, want)
 				}
 			}
@@ -400,7 +402,7 @@ func TestHostedTSOAuth(t *testing.T) {
 				t.Fatalf("%s's YNAB grant was last stored %s, as before the expiry; want it refreshed", c.login, got)
 			}
 		}
-		if got := e.metric(a, ynabToken) - ynabRefreshes; got < 2 {
+		if got := e.Metric(a, ynabToken) - ynabRefreshes; got < 2 {
 			t.Fatalf("YNAB's token endpoint was asked %v times after the expiry; want a refresh for each person", got)
 		}
 		for login, person := range people {
@@ -411,28 +413,28 @@ func TestHostedTSOAuth(t *testing.T) {
 	})
 
 	t.Run("on a card host, through another instance, the card's answer writes", func(t *testing.T) {
-		b := e.start() // a second instance on the same database; the public URL stays A's
-		r := run(t, "alice", "22.22", b.url+"/mcp", "card")
+		b := e.Start() // a second instance on the same database; the public URL stays A's
+		r := run(t, "alice", "22.22", b.URL+"/mcp", "card")
 		if r.Write.First != "confirmation_pending" || r.Write.Status != "applied" || r.Write.OperationID == "" {
 			t.Fatalf("alice's card write through instance B: %+v; want confirmation_pending, then applied", r.Write)
 		}
-		if got := e.assigned("alice", "Restaurants"); got != 22220 {
+		if got := e.Assigned("alice", "Restaurants"); got != 22220 {
 			t.Fatalf("alice's Restaurants holds %d after the card's answer, want 22220", got)
 		}
-		op, err := a.h.journals.For(people["alice"]).Get(ctx, r.Write.OperationID)
+		op, err := hosted.JournalFor(a.Server, people["alice"]).Get(ctx, r.Write.OperationID)
 		if err != nil || op.ConfirmedVia != "app" || op.Status != journal.StatusApplied {
 			t.Fatalf("alice's card write in the journal instance A reads: %+v, %v; want applied, confirmed by app", op, err)
 		}
-		if got := e.assigned("bob", "Restaurants"); got != restaurants["bob"] {
+		if got := e.Assigned("bob", "Restaurants"); got != restaurants["bob"] {
 			t.Fatalf("alice's card write changed bob's Restaurants: %d", got)
 		}
 	})
 
 	t.Run("moves through both instances at once conserve money", func(t *testing.T) {
-		if len(e.inst) < 2 {
+		if len(e.Instances) < 2 {
 			t.Skip("needs the second instance of the test before")
 		}
-		tennis, restaurants := e.assigned("alice", "Tennis"), e.assigned("alice", "Restaurants")
+		tennis, restaurants := e.Assigned("alice", "Tennis"), e.Assigned("alice", "Restaurants")
 		saved, err := os.ReadFile(filepath.Join(states, "alice.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -447,7 +449,7 @@ func TestHostedTSOAuth(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(states, login+".json"), saved, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			url := e.inst[i%2].url + "/mcp"
+			url := e.Instances[i%2].URL + "/mcp"
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -474,7 +476,7 @@ func TestHostedTSOAuth(t *testing.T) {
 				applied++
 			}
 		}
-		gotT, gotR := e.assigned("alice", "Tennis"), e.assigned("alice", "Restaurants")
+		gotT, gotR := e.Assigned("alice", "Tennis"), e.Assigned("alice", "Restaurants")
 		if applied == 0 || gotT+gotR != tennis+restaurants || gotT != tennis-int64(applied)*1000 {
 			t.Fatalf("%d of %d moves applied; Tennis %d → %d, Restaurants %d → %d: money is not conserved to the milliunit", applied, runs, tennis, gotT, restaurants, gotR)
 		}

@@ -19,7 +19,7 @@
 // AMOUNT — first without a code, then again with the confirmation code avenir answered. It
 // prints one JSON line of what it saw (the OAuth requests the SDK made, the authorization URL's
 // PKCE parameters, the pages shown, the plans, the write's statuses and operation id) and exits
-// 0; on any failure it prints the reason on stderr and exits 1. Run by hosted_ts_test.go from a
+// 0; on any failure it prints the reason on stderr and exits 1. Run by hosted/ts_test.go from a
 // directory where package.json's packages are installed (.ci/run does that).
 
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,6 @@
-package main
+package hosted_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -10,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 )
 
 // TestHostedThroughput measures confirmed writes through 1, 2 and 4 avenir hosted instances on
@@ -27,11 +25,11 @@ func TestHostedThroughput(t *testing.T) {
 	run := 8 * time.Second
 	for _, instances := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("%d instance(s)", instances), func(t *testing.T) {
-			e := newHostedEnv(t)
-			e.budget = 1_000_000 // the measure is avenir's, not YNAB's 200 requests an hour
-			var ins []*hostedInstance
+			e := hostedtest.New(t)
+			e.Budget = 1_000_000 // the measure is avenir's, not YNAB's 200 requests an hour
+			var ins []*hostedtest.Instance
 			for range instances {
-				ins = append(ins, e.start())
+				ins = append(ins, e.Start())
 			}
 			var mu sync.Mutex
 			var took []time.Duration
@@ -40,16 +38,16 @@ func TestHostedThroughput(t *testing.T) {
 			deadline := time.Now().Add(run)
 			for p := range people {
 				login := fmt.Sprintf("person%d", p)
-				access, _ := e.signIn(login)
-				before[login] = e.assigned(login, "Tennis") + e.assigned(login, "Restaurants")
+				access, _ := e.SignIn(login)
+				before[login] = e.Assigned(login, "Tennis") + e.Assigned(login, "Restaurants")
 				for _, in := range ins {
-					cl := e.connect(in, access, "", false)
+					cl := e.Connect(in, access, "", false)
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
 						for time.Now().Before(deadline) {
 							start := time.Now()
-							if confirmedMove(cl.cs) {
+							if hostedtest.ConfirmedMove(cl.CS) {
 								mu.Lock()
 								took = append(took, time.Since(start))
 								mu.Unlock()
@@ -60,7 +58,7 @@ func TestHostedThroughput(t *testing.T) {
 			}
 			wg.Wait()
 			for login, sum := range before {
-				if got := e.assigned(login, "Tennis") + e.assigned(login, "Restaurants"); got != sum {
+				if got := e.Assigned(login, "Tennis") + e.Assigned(login, "Restaurants"); got != sum {
 					t.Fatalf("%s: Tennis and Restaurants hold %d, %d before: money is not conserved", login, got, sum)
 				}
 			}
@@ -73,28 +71,4 @@ func TestHostedThroughput(t *testing.T) {
 				instances, people, len(took), run, float64(len(took))/run.Seconds(), p(0.50).Round(time.Millisecond), p(0.99).Round(time.Millisecond))
 		})
 	}
-}
-
-// confirmedMove makes one confirmed move of 1.00 from Tennis to Restaurants by code, and reports
-// whether it was applied (another writer of the plan between the preview and the code makes it
-// ask again, which is no failure).
-func confirmedMove(cs *mcp.ClientSession) bool {
-	ctx := context.Background()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "move_money", Arguments: hostedMove("1")})
-	if err != nil || res.IsError {
-		return false
-	}
-	var first hostedWrite
-	if raw, err := json.Marshal(res.StructuredContent); err != nil || json.Unmarshal(raw, &first) != nil {
-		return false
-	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "move_money", Arguments: hostedWithCode(hostedMove("1"), first.Confirmation)})
-	if err != nil || res.IsError {
-		return false
-	}
-	var done hostedWrite
-	if raw, err := json.Marshal(res.StructuredContent); err != nil || json.Unmarshal(raw, &done) != nil {
-		return false
-	}
-	return done.Status == "applied"
 }
