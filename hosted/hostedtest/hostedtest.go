@@ -139,6 +139,13 @@ func (e *Env) Listen() net.Listener {
 // Start starts one more instance in the test's process, with the log serve --hosted writes.
 func (e *Env) Start() *Instance {
 	e.t.Helper()
+	return e.StartWith(nil)
+}
+
+// StartWith starts one more instance as Start does, with its Config changed by change first
+// (confirm's clock, say, or RequireElicitation).
+func (e *Env) StartWith(change func(*hosted.Config)) *Instance {
+	e.t.Helper()
 	ln := e.Listen()
 	authCfg, err := auth.ConfigFromEnv(func(k string) (string, bool) { v := e.Getenv(k); return v, v != "" })
 	if err != nil {
@@ -149,6 +156,9 @@ func (e *Env) Start() *Instance {
 	}
 	cfg := hosted.Config{Auth: authCfg, YNABURL: e.SandboxAPI, Version: "test",
 		Logger: hosted.Logger(e.Logs, slog.LevelDebug).With("instance", len(e.Instances))}
+	if change != nil {
+		change(&cfg)
+	}
 	ctx := context.Background()
 	pcfg, err := pgxpool.ParseConfig(e.DSN)
 	if err != nil {

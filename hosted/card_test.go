@@ -1,16 +1,14 @@
-package main
+package hosted_test
 
 import (
-	"context"
-	"log/slog"
-	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/avenir-mcp/avenir/confirm"
+	"github.com/avenir-mcp/avenir/hosted"
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 )
 
 // The card not drawn (confirmation.md §2.4.6) in avenir hosted, across two instances sharing one
@@ -27,38 +25,12 @@ func (c *hostedClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return
 
 func (c *hostedClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
-// startConfirming starts one more instance as start does, with confirm's clock and
+// startConfirming starts one more instance with confirm's clock and
 // AVENIR_MCP_REQUIRE_ELICITATION set as given.
-func (e *hostedEnv) startConfirming(clock func() time.Time, require bool) *hostedInstance {
-	e.t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	u := "http://" + ln.Addr().String()
-	if e.public == "" {
-		e.public = u
-	}
-	cfg, err := hostedConfigFromEnv(e.getenv)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	cfg.confirm.Clock, cfg.confirm.RequireElicitation = clock, require
-	ctx := context.Background()
-	pool, err := hostedPool(ctx, e.dsn)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	h, err := newHosted(ctx, pool, cfg, hostedLogger(e.logs, slog.LevelDebug).With("instance", len(e.inst)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	e.t.Cleanup(func() { srv.Close(); pool.Close() })
-	in := &hostedInstance{url: u, h: h}
-	e.inst = append(e.inst, in)
-	return in
+func startConfirming(e *hostedtest.Env, clock func() time.Time, require bool) *hostedtest.Instance {
+	return e.StartWith(func(cfg *hosted.Config) {
+		cfg.Confirm.Clock, cfg.Confirm.RequireElicitation = clock, require
+	})
 }
 
 type hostedPending struct {
@@ -76,20 +48,20 @@ func TestHostedCardNotDrawn(t *testing.T) {
 			name = "REQUIRE_ELICITATION"
 		}
 		t.Run(name, func(t *testing.T) {
-			e := newHostedEnv(t)
+			e := hostedtest.New(t)
 			clock := &hostedClock{now: time.Now()}
-			a, b := e.startConfirming(clock.Now, require), e.startConfirming(clock.Now, require)
-			alice, _ := e.signIn("alice")
-			bob, _ := e.signIn("bob")
+			a, b := startConfirming(e, clock.Now, require), startConfirming(e, clock.Now, require)
+			alice, _ := e.SignIn("alice")
+			bob, _ := e.SignIn("bob")
 			// Both protocol eras: capabilities in each request (2026-07-28, served statelessly) on
 			// A, declared at initialize (a 2025-06-18 session) on B.
-			onA, onB := e.connect(a, alice, "", true), e.connect(b, alice, "2025-06-18", true)
-			restaurants := e.assigned("alice", "Restaurants")
+			onA, onB := e.Connect(a, alice, "", true), e.Connect(b, alice, "2025-06-18", true)
+			restaurants := e.Assigned("alice", "Restaurants")
 
-			pending := func(c *hostedClient, args map[string]any) string {
+			pending := func(c *hostedtest.Client, args map[string]any) string {
 				t.Helper()
 				var p hostedPending
-				c.ok("move_money", args, &p)
+				c.OK("move_money", args, &p)
 				if p.Status != "confirmation_pending" || p.Card == nil || p.Card.Handle == "" || p.Confirmation != "" {
 					t.Fatalf("want pending on a card, no code: %+v", p)
 				}
@@ -97,28 +69,28 @@ func TestHostedCardNotDrawn(t *testing.T) {
 			}
 
 			// Not drawn: asked through A, asked again through B 10 s later.
-			first := pending(onA, hostedMove("1"))
+			first := pending(onA, hostedtest.Move("1"))
 			clock.advance(5 * time.Second)
-			second := pending(onB, hostedMove("1")) // sooner: a new card, the first superseded
+			second := pending(onB, hostedtest.Move("1")) // sooner: a new card, the first superseded
 			var view confirm.CardView
-			onA.ok("open_confirmation", map[string]any{"handle": first}, &view)
+			onA.OK("open_confirmation", map[string]any{"handle": first}, &view)
 			if view.State != confirm.CardSuperseded || view.Token != "" {
 				t.Fatalf("the first card, through A after B's repeat: %+v; want superseded", view)
 			}
 			clock.advance(5 * time.Second)
-			res := onB.call("move_money", hostedMove("1"))
+			res := onB.Call("move_money", hostedtest.Move("1"))
 			if require {
-				if !res.IsError || !strings.Contains(resultText(res), "did not show it") {
-					t.Fatalf("under REQUIRE_ELICITATION: %s; want an error saying the card was not shown", resultText(res))
+				if !res.IsError || !strings.Contains(hostedtest.ResultText(res), "did not show it") {
+					t.Fatalf("under REQUIRE_ELICITATION: %s; want an error saying the card was not shown", hostedtest.ResultText(res))
 				}
 			} else {
 				var p hostedPending
-				remarshal(t, res.StructuredContent, &p)
+				hostedtest.Remarshal(t, res.StructuredContent, &p)
 				if res.IsError || p.Status != "confirmation_required" || p.Confirmation == "" {
-					t.Fatalf("the repeat 10 s after the first card, none drawn: %s; want a code", resultText(res))
+					t.Fatalf("the repeat 10 s after the first card, none drawn: %s; want a code", hostedtest.ResultText(res))
 				}
-				var done hostedWrite
-				onA.ok("move_money", hostedWithCode(hostedMove("1"), p.Confirmation), &done)
+				var done hostedtest.Write
+				onA.OK("move_money", hostedtest.WithCode(hostedtest.Move("1"), p.Confirmation), &done)
 				if done.Status != "applied" {
 					t.Fatalf("the code through the other instance: %+v", done)
 				}
@@ -128,37 +100,37 @@ func TestHostedCardNotDrawn(t *testing.T) {
 						ConfirmedVia string `json:"confirmed_via"`
 					} `json:"operations"`
 				}
-				onB.ok("list_operations", map[string]any{}, &list)
+				onB.OK("list_operations", map[string]any{}, &list)
 				if len(list.Operations) != 1 || list.Operations[0].ID != done.OperationID || list.Operations[0].ConfirmedVia != string(confirm.ModeCode) {
 					t.Fatalf("alice's journal: %+v; want the move, confirmed by code", list.Operations)
 				}
 				restaurants += 1000
 			}
-			onB.ok("open_confirmation", map[string]any{"handle": second}, &view)
+			onB.OK("open_confirmation", map[string]any{"handle": second}, &view)
 			if view.State != confirm.CardSuperseded {
 				t.Fatalf("the second card after the fallback: %+v; want superseded", view)
 			}
 
 			// Drawn: a card opened through B; asked again through A long after, it is a new
 			// card, never a code; bob, signed in too, does not know alice's handle.
-			h := pending(onA, hostedMove("2"))
-			onB.ok("open_confirmation", map[string]any{"handle": h}, &view)
+			h := pending(onA, hostedtest.Move("2"))
+			onB.OK("open_confirmation", map[string]any{"handle": h}, &view)
 			if view.State != confirm.CardPending || view.Token == "" {
 				t.Fatalf("alice's card opened through B: %+v", view)
 			}
-			bobOnA := e.connect(a, bob, "", false)
-			if res := bobOnA.call("open_confirmation", map[string]any{"handle": h}); !res.IsError || !strings.Contains(resultText(res), "unknown card") {
-				t.Fatalf("bob opened alice's card: %s", resultText(res))
+			bobOnA := e.Connect(a, bob, "", false)
+			if res := bobOnA.Call("open_confirmation", map[string]any{"handle": h}); !res.IsError || !strings.Contains(hostedtest.ResultText(res), "unknown card") {
+				t.Fatalf("bob opened alice's card: %s", hostedtest.ResultText(res))
 			}
-			if res := bobOnA.call("answer_confirmation", map[string]any{"token": view.Token, "answer": "accept", "version": 2}); !res.IsError {
-				t.Fatalf("bob answered alice's card: %s", resultText(res))
+			if res := bobOnA.Call("answer_confirmation", map[string]any{"token": view.Token, "answer": "accept", "version": 2}); !res.IsError {
+				t.Fatalf("bob answered alice's card: %s", hostedtest.ResultText(res))
 			}
 			clock.advance(time.Minute)
-			again := pending(onA, hostedMove("2"))
+			again := pending(onA, hostedtest.Move("2"))
 			if again == h {
 				t.Fatal("the repeat got the same handle")
 			}
-			if got := e.assigned("alice", "Restaurants"); got != restaurants {
+			if got := e.Assigned("alice", "Restaurants"); got != restaurants {
 				t.Fatalf("alice's Restaurants holds %d, want %d", got, restaurants)
 			}
 		})
