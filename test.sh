@@ -9,7 +9,7 @@
 #   postgresql (a throwaway cluster for avenir hosted's tests, internal/pgtest), chromium (the
 #   MCP Apps views, tools/ui/uitest), gnome-keyring and dbus (a real Secret Service for the
 #   keychain's test), nodejs and npm (the views' harness and the npm clients below), podman,
-#   runc, busybox-static, curl and iproute2 (packaging/container/test.sh);
+#   runc, podman-compose, busybox-static, curl and iproute2 (packaging/container/test.sh);
 # - the npm packages, pinned by their lock files: tools/ui's (the browser harness) into
 #   tools/ui/node_modules, and into a cache directory (~/.cache/avenir-ci) the TypeScript SDK
 #   clients that cmd/avenir's HTTP tests and hosted's tests drive (AVENIR_HTTP_TS_CLIENTS,
@@ -50,6 +50,7 @@ command -v dbus-daemon >/dev/null || need+=(dbus-daemon)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v podman >/dev/null || need+=(podman)
+command -v podman-compose >/dev/null || need+=(podman-compose)
 [ -x /usr/sbin/runc ] || command -v runc >/dev/null || need+=(runc)
 command -v busybox >/dev/null || need+=(busybox-static)
 command -v curl >/dev/null || need+=(curl)
@@ -101,20 +102,27 @@ pkgs=("$@")
 go test -json -race -count=1 -timeout 30m "${pkgs[@]}" 2>&1 | tee "$tmp/run.json" | "$tmp/testreport" -stream
 gotest=${PIPESTATUS[0]}
 
-# --- The container.
+# --- The container: the image from the Dockerfile, then compose.yaml.
+image="the container image (packaging/container/test.sh)"
+compose="compose.yaml (packaging/container/test.sh)"
 if [ $# -gt 0 ]; then
-  part "container test (packaging/container/test.sh)" skipped "not asked for: ./test.sh was given packages"
+  part "$image" skipped "not asked for: ./test.sh was given packages"
+  part "$compose" skipped "not asked for: ./test.sh was given packages"
 elif ! $can_root; then
-  part "container test (packaging/container/test.sh)" skipped "needs root or passwordless sudo (podman as root, a network namespace)"
+  part "$image" skipped "needs root or passwordless sudo (podman as root, a network namespace)"
+  part "$compose" skipped "needs root or passwordless sudo"
 elif ! command -v podman >/dev/null; then
-  part "container test (packaging/container/test.sh)" skipped "podman is not installed (Debian: podman runc busybox-static)"
+  part "$image" skipped "podman is not installed (Debian: podman runc busybox-static)"
+  part "$compose" skipped "podman is not installed (Debian: podman podman-compose)"
 else
   say "the container test"
   packaging/container/test.sh
   case $? in
-  0) part "container test (packaging/container/test.sh)" ran ;;
-  2) part "container test (packaging/container/test.sh)" skipped "what it needs is missing (it said what, above)" ;;
-  *) part "container test (packaging/container/test.sh)" failed "it failed (above)" ;;
+  0) part "$image" ran && part "$compose" ran ;;
+  2) part "$image" skipped "what it needs is missing (it said what, above)" &&
+    part "$compose" skipped "what it needs is missing (above)" ;;
+  3) part "$image" ran && part "$compose" skipped "podman-compose is not installed (Debian: podman-compose)" ;;
+  *) part "$image" failed "it failed (above)" ;;
   esac
 fi
 
