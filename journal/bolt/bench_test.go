@@ -3,20 +3,21 @@ package bolt
 import (
 	"context"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/storetest"
 	"go.etcd.io/bbolt"
 )
 
 // BenchmarkPrepareApplied is the journal's share of one write: two fsync'd transactions.
 func BenchmarkPrepareApplied(b *testing.B) {
 	j, _ := openTest(b)
-	d := testDraft("plan-1", "set_category_budget")
+	d := storetest.Draft("plan-1", "set_category_budget")
 	for b.Loop() {
 		op, err := j.Prepare(context.Background(), d)
 		if err != nil {
@@ -35,7 +36,7 @@ func BenchmarkWrite(b *testing.B) {
 	for _, locked := range []bool{false, true} {
 		b.Run(fmt.Sprintf("locked=%v", locked), func(b *testing.B) {
 			j, _ := openTest(b)
-			d := testDraft("plan-1", "set_category_budget")
+			d := storetest.Draft("plan-1", "set_category_budget")
 			for b.Loop() {
 				unlock := func() {}
 				if locked {
@@ -119,7 +120,7 @@ func benchJournal(b *testing.B, n int) string {
 	for done := 0; done < n; done += batch {
 		err := db.Update(func(tx *bbolt.Tx) error {
 			for i := done; i < done+batch && i < n; i++ {
-				_, e, err := journal.PrepareEntry(testDraft(plans[i%len(plans)], tools[i%len(tools)]))
+				_, e, err := journal.PrepareEntry(storetest.Draft(plans[i%len(plans)], tools[i%len(tools)]))
 				if err != nil {
 					return err
 				}

@@ -5,11 +5,12 @@
 //
 // Servers and the CLI use one journal at once, but bbolt locks its file for as long as it is
 // open. So a Journal opens the file for each transaction and closes it after, waiting at most
-// Options.LockTimeout for another process (ErrBusy after that). Reads take a shared lock and
-// writes an exclusive one, first on journal.lock in the folder beside the journal
-// (<journal>.locks, which also holds the plans' write locks: LockPlan), where a waiting
-// process is woken as soon as the lock is free, then bbolt's own; every commit is fsync'd. Before it is written to, a file is checked
-// read-only: a foreign, damaged (cut short) or newer file is refused and never changed.
+// Options.LockTimeout for another process (ErrBusy after that), and no longer than the
+// call's context allows. Reads take a shared lock and writes an exclusive one, first on
+// journal.lock in the folder beside the journal (<journal>.locks, which also holds the plans'
+// write locks: LockPlan), where a waiting process is woken as soon as the lock is free, then
+// bbolt's own; every commit is fsync'd. Before it is written to, a file is checked read-only:
+// a foreign, damaged (cut short) or newer file is refused and never changed.
 //
 // A new journal is built under a temporary name in the same directory (0700) and linked into
 // place (0600), so its path holds either nothing or a complete journal.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"go.etcd.io/bbolt"
 )
 
@@ -50,30 +50,6 @@ func openTest(t testing.TB) (*Journal, string) {
 		t.Fatal(err)
 	}
 	return j, path
-}
-
-// testDraft is a draft as the write path would record it for set_category_budget.
-func testDraft(plan, tool string) journal.Draft {
-	return journal.Draft{
-		PlanID:      plan,
-		Tool:        tool,
-		Subject:     json.RawMessage(`{"category": "cat-restaurants", "month": "2026-11-01"}`),
-		Fingerprint: "fp-1",
-		Preview:     "Set Restaurants to 120.00 for November 2026\n\nRestaurants  80.00 → 120.00",
-		Changes: []journal.Change{{
-			Kind: journal.KindMonthCategory, ID: "cat-restaurants", Month: "2026-11-01", Label: "Restaurants, November 2026",
-			Before: json.RawMessage(`{"budgeted": 80000}`), After: json.RawMessage(`{"budgeted":120000}`),
-		}},
-		ConfirmedVia: "mrtr",
-		Client:       journal.Client{Name: "claude-ai", Version: "0.1.0"},
-	}
-}
-
-// importDraft is a draft as import_transactions records it: no change is known before YNAB
-// answers, since what comes in is YNAB's to choose.
-func importDraft(plan string) journal.Draft {
-	return journal.Draft{PlanID: plan, Tool: "import_transactions", Summary: "Import transactions from linked accounts?",
-		Subject: json.RawMessage(`{"linked_account_ids":["acc-1"]}`), ConfirmedVia: "none"}
 }
 
 func mustPrepare(t testing.TB, j *Journal, d journal.Draft) journal.Operation {
@@ -237,15 +213,3 @@ func wantErr(t testing.TB, err, target error) {
 		t.Fatalf("error = %v, want %v", err, target)
 	}
 }
-
-// withOutcome returns cs with every change's outcome set to o.
-func withOutcome(cs []journal.Change, o string) []journal.Change {
-	out := slices.Clone(cs)
-	for i := range out {
-		out[i].Outcome = o
-	}
-	return out
-}
-
-// notApplied is what the journal records for a prepared operation YNAB turned out not to have.
-const notApplied = "not applied: avenir stopped before YNAB answered, and YNAB does not have the change"

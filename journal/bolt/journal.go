@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"github.com/oklog/ulid/v2"
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"

@@ -1,8 +1,8 @@
 package bolt
 
 import (
+	"context"
 	"errors"
-	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/storetest"
 	"go.etcd.io/bbolt"
 )
 
@@ -38,7 +40,7 @@ func TestOpenCreatesPrivateJournal(t *testing.T) {
 			t.Errorf("the directory holds %s, want only the journal and its locks", e.Name())
 		}
 	}
-	op := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
+	op := mustPrepare(t, j, storetest.Draft("plan-1", "set_category_budget"))
 
 	again, err := Open(path, testOptions())
 	if err != nil {
@@ -61,14 +63,14 @@ func TestOpenExistingNeverCreates(t *testing.T) {
 
 func TestOpenExistingIsReadOnly(t *testing.T) {
 	w, path := openTest(t)
-	op := mustPrepare(t, w, testDraft("plan-1", "set_category_budget"))
+	op := mustPrepare(t, w, storetest.Draft("plan-1", "set_category_budget"))
 	before := fileState(t, path)
 
 	r, err := OpenExisting(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Prepare(t.Context(), testDraft("plan-1", "set_category_budget")); err == nil {
+	if _, err := r.Prepare(t.Context(), storetest.Draft("plan-1", "set_category_budget")); err == nil {
 		t.Error("a read-only journal accepted a new operation")
 	}
 	if _, err := r.Applied(t.Context(), op.ID, journal.Outcome{}); err == nil {
@@ -117,7 +119,7 @@ func TestRefusedFilesAreLeftUntouched(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 40 {
-				mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
+				mustPrepare(t, j, storetest.Draft("plan-1", "set_category_budget"))
 			}
 			info, err := os.Stat(path)
 			if err != nil {
@@ -193,7 +195,7 @@ func setMeta(t *testing.T, path string, key []byte, value string) {
 // instead of waiting for ever; once it lets go, the journal works again.
 func TestBusyJournalTimesOut(t *testing.T) {
 	j, path := openTest(t)
-	op := mustPrepare(t, j, testDraft("plan-1", "set_category_budget"))
+	op := mustPrepare(t, j, storetest.Draft("plan-1", "set_category_budget"))
 	holder, err := bbolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +220,31 @@ func TestBusyJournalTimesOut(t *testing.T) {
 	}
 }
 
+// A call waits for another process's lock no longer than its context allows: a caller that
+// goes away, or whose deadline comes before the lock timeout, is not kept waiting.
+func TestBusyJournalEndsWithTheContext(t *testing.T) {
+	j, _ := openTest(t)
+	op := mustPrepare(t, j, storetest.Draft("plan-1", "set_category_budget"))
+	unlock, err := lockFile(t.Context(), filepath.Join(j.lockDir(), "journal.lock"), true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = j.Applied(ctx, op.ID, journal.Outcome{Requests: 1})
+	wantErr(t, err, context.Canceled)
+	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err = j.List(ctx, journal.Filter{})
+	wantErr(t, err, context.DeadlineExceeded)
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("the calls waited %s, past their contexts (the lock timeout is %s)", waited, j.lockTimeout)
+	}
+}
+
 // Servers that start at once on a missing journal end up sharing one journal.
 func TestConcurrentCreation(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "avenir", "journal.db")
@@ -231,7 +258,7 @@ func TestConcurrentCreation(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			op, err := j.Prepare(t.Context(), testDraft("plan-1", "set_category_budget"))
+			op, err := j.Prepare(t.Context(), storetest.Draft("plan-1", "set_category_budget"))
 			if err != nil {
 				t.Error(err)
 				return
@@ -263,7 +290,7 @@ func TestVanishedJournalIsNotRecreated(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	_, err := j.Prepare(t.Context(), testDraft("plan-1", "set_category_budget"))
+	_, err := j.Prepare(t.Context(), storetest.Draft("plan-1", "set_category_budget"))
 	wantErr(t, err, ErrNoJournal)
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a write recreated the journal")

@@ -3,8 +3,8 @@ package bolt
 import (
 	"bytes"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"github.com/oklog/ulid/v2"
 	"go.etcd.io/bbolt"
 )

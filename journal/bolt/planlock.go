@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/avenir-mcp/avenir/journal"
 )
 
 // One writer per plan (design.md): every avenir process on the machine that shares this journal

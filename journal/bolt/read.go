@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"github.com/oklog/ulid/v2"
 	"go.etcd.io/bbolt"
 )

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 	"os"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"go.etcd.io/bbolt"
 )
 

@@ -3,8 +3,8 @@ package bolt
 import (
 	"context"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"go.etcd.io/bbolt"
 )
 

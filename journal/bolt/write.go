@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/avenir-mcp/avenir/journal"
 	"os"
 	"slices"
 	"time"
 
+	"github.com/avenir-mcp/avenir/journal"
 	"github.com/oklog/ulid/v2"
 	"go.etcd.io/bbolt"
 )
