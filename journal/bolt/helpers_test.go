@@ -10,35 +10,16 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/avenir-mcp/avenir/journal"
+	"github.com/avenir-mcp/avenir/journal/storetest"
 	"go.etcd.io/bbolt"
 )
 
-// clock is a test clock that moves on by step at each reading.
-type clock struct {
-	mu   sync.Mutex
-	t    time.Time
-	step time.Duration
-}
-
-func newClock() *clock {
-	return &clock{t: time.Date(2026, 11, 28, 14, 3, 0, 0, time.UTC), step: time.Second}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.t
-	c.t = c.t.Add(c.step)
-	return t
-}
-
 func testOptions() Options {
-	return Options{Now: newClock().Now, Entropy: rand.NewChaCha8([32]byte{1})}
+	return Options{Now: storetest.NewClock().Now, Entropy: rand.NewChaCha8([32]byte{1})}
 }
 
 // openTest opens a new journal in a temporary directory with a test clock.

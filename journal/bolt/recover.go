@@ -23,26 +23,7 @@ func (j *Journal) Recover(ctx context.Context, c journal.Checker) ([]journal.Ope
 	if err != nil {
 		return nil, fmt.Errorf("recovering prepared operations: %w", err)
 	}
-	var (
-		ops  []journal.Operation
-		errs []error
-	)
-	for _, op := range pending {
-		if err := ctx.Err(); err != nil {
-			return ops, errors.Join(append(errs, err)...)
-		}
-		changes, err := c.Check(ctx, op)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
-			continue
-		}
-		op, err = j.Resolve(ctx, op.ID, changes)
-		if err != nil {
-			return ops, errors.Join(append(errs, err)...)
-		}
-		ops = append(ops, op)
-	}
-	return ops, errors.Join(errs...)
+	return journal.RecoverEach(ctx, j, c, pending)
 }
 
 // orphans returns the prepared operations whose writer is gone.

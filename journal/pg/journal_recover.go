@@ -75,35 +75,21 @@ func (s *store) Recover(ctx context.Context, c journal.Checker) ([]journal.Opera
 	return ops, errors.Join(errs...)
 }
 
-// recoverPlan settles ops, of one plan whose lock the caller holds.
+// recoverPlan settles ops, of one plan whose lock the caller holds. Each is read again first,
+// as it is now that no writer is at work: its writer may have settled it before letting go of
+// the lock. Under the lock nothing else settles them, so what is read stays true.
 func (s *store) recoverPlan(ctx context.Context, c journal.Checker, ops []journal.Operation) ([]journal.Operation, error) {
-	var (
-		settled []journal.Operation
-		errs    []error
-	)
+	var orphans []journal.Operation
 	for _, op := range ops {
-		if err := ctx.Err(); err != nil {
-			return settled, errors.Join(append(errs, err)...)
-		}
-		op, err := s.Get(ctx, op.ID) // as it is now that no writer is at work: its writer may have settled it
+		op, err := s.Get(ctx, op.ID)
 		if err != nil {
-			return settled, errors.Join(append(errs, err)...)
+			return nil, err
 		}
-		if op.Status != journal.StatusPrepared || s.js.writing(s.person, op.ID) {
-			continue
+		if op.Status == journal.StatusPrepared && !s.js.writing(s.person, op.ID) {
+			orphans = append(orphans, op)
 		}
-		changes, err := c.Check(ctx, op)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("operation %s (%s) stays prepared: could not tell whether YNAB has it: %w", op.ID, op.Summary, err))
-			continue
-		}
-		op, err = s.Resolve(ctx, op.ID, changes)
-		if err != nil {
-			return settled, errors.Join(append(errs, err)...)
-		}
-		settled = append(settled, op)
 	}
-	return settled, errors.Join(errs...)
+	return journal.RecoverEach(ctx, s, c, orphans)
 }
 
 // Resolve records what YNAB showed, change by change, about the prepared operation id (each
