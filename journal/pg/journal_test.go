@@ -8,12 +8,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/avenir-mcp/avenir/internal/pgmigrate"
 	"github.com/avenir-mcp/avenir/internal/pgtest"
 	"github.com/avenir-mcp/avenir/journal"
 	"github.com/avenir-mcp/avenir/journal/pg"
@@ -63,40 +60,12 @@ func mustPrepare(t testing.TB, s journal.Store, d journal.Draft) journal.Operati
 	return op
 }
 
-// otherSchema stands for another part of avenir hosted with its own schema in the database.
-var otherSchema = pgmigrate.Schema{Name: "avenir_other", Dir: "m", Files: fstest.MapFS{
-	"m/0001_things.sql": {Data: []byte("CREATE TABLE avenir_other.things (id bigint PRIMARY KEY)")}}}
-
-// Instances starting together migrate once; a newer schema is refused and left as it is; the
-// journal's schema and another part's (as the confirmation store's and auth's) live side by side.
+// OpenJournal migrates the avenir_journal schema to this avenir's version, once
+// (internal/pgmigrate's tests hold how instances starting together do so, beside the other
+// schemas); a newer schema is refused and left as it is.
 func TestJournalMigrations(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	errs := make([]error, 4)
-	var wg sync.WaitGroup
-	for i := range errs {
-		wg.Go(func() {
-			pool, err := pgxpool.New(ctx, dsn)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer pool.Close()
-			if i%2 == 1 {
-				err = otherSchema.Migrate(ctx, pool)
-			}
-			if err == nil {
-				_, err = pg.OpenJournal(ctx, pool)
-			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("instance %d: %v", i, err)
-		}
-	}
 	js, pool := openJournals(t, dsn)
 	var n, top int
 	if err := pool.QueryRow(ctx, "SELECT count(*), max(version) FROM avenir_journal.schema_migrations").Scan(&n, &top); err != nil {
