@@ -111,6 +111,11 @@
 // (confirm/pg, each person's through For) and one Options.Key, [DeriveKey] of
 // AVENIR_MCP_SECRET_KEY, so any instance opens the states and redeems the codes and
 // cards another issued, each exactly once. A restart then forgets nothing live.
+// The cards' handles and the changes asked on cards are records rather than tokens:
+// read again by every open and answer (Load), and changed only by a compare-and-swap
+// on their bytes (Swap), so that two instances opening, answering or superseding one
+// card at once agree on one outcome; the first pending answer's time and whether a
+// card was opened count for every instance.
 //
 // Monotonic readings do not cross machines, so an Asker given a Store counts every
 // lifetime on the wall clock: the tickets' expiries, and the sealed states', which

@@ -493,3 +493,47 @@ func TestKeyOption(t *testing.T) {
 		t.Fatalf("status %q, want applied", out.Status)
 	}
 }
+
+// TestMemoryStoreRecords: a record is put only over what the caller last read (nothing, or an
+// expired one, for nil), so of two writers from one reading exactly one wins.
+func TestMemoryStoreRecords(t *testing.T) {
+	s := confirm.NewMemoryStore()
+	ctx := context.Background()
+	now := time.Now()
+	h := confirm.HashToken(confirm.KindHandle, "h")
+	rec := func(data string, ttl time.Duration) confirm.Record {
+		return confirm.Record{Data: []byte(data), Expires: now.Add(ttl)}
+	}
+	steps := []struct {
+		name string
+		old  []byte
+		put  confirm.Record
+		want bool
+	}{
+		{"onto nothing", nil, rec("a", time.Minute), true},
+		{"onto nothing, when there is one", nil, rec("b", time.Minute), false},
+		{"over what is not there", []byte("x"), rec("b", time.Minute), false},
+		{"over what is there", []byte("a"), rec("b", time.Second), true},
+	}
+	for _, st := range steps {
+		if ok, err := s.Swap(ctx, confirm.KindHandle, h, st.old, st.put, now); err != nil || ok != st.want {
+			t.Fatalf("%s: Swap = %v, %v; want %v", st.name, ok, err, st.want)
+		}
+	}
+	if r, ok, _ := s.Load(ctx, confirm.KindHandle, h, now); !ok || string(r.Data) != "b" {
+		t.Fatalf("Load = %q, %v; want b", r.Data, ok)
+	}
+	if _, ok, _ := s.Load(ctx, confirm.KindChange, h, now); ok {
+		t.Fatal("a record of one kind loads as another")
+	}
+	later := now.Add(2 * time.Second)
+	if _, ok, _ := s.Load(ctx, confirm.KindHandle, h, later); ok {
+		t.Fatal("an expired record loads")
+	}
+	if ok, _ := s.Swap(ctx, confirm.KindHandle, h, []byte("b"), rec("c", time.Minute), later); ok {
+		t.Fatal("a swap over an expired record")
+	}
+	if ok, _ := s.Swap(ctx, confirm.KindHandle, h, nil, rec("c", time.Minute), later); !ok {
+		t.Fatal("no new record over an expired one")
+	}
+}
