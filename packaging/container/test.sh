@@ -187,6 +187,29 @@ wait_http() {
 }
 wait_http http://127.0.0.1:8765/v1/user any || fail "the sandbox never answered"
 
+# wait_ready: until GET /readyz answers 200 where avenir serves it: on its public port 8080, or,
+# where /readyz and /metrics have a listener of their own (--metrics-addr, loopback by default,
+# 127.0.0.1:9464), there, inside the container; then the public port must not serve /metrics.
+# Sets ready_url.
+wait_ready() {
+  local i code
+  for i in $(seq 1 60); do
+    code=$("${probe[@]}" curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/readyz 2>/dev/null) || true
+    if [ "$code" = 200 ]; then ready_url=http://127.0.0.1:8080/readyz && return 0; fi
+    if [ "$code" = 404 ]; then
+      code=$("${probe[@]}" curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9464/readyz 2>/dev/null) || true
+      if [ "$code" = 200 ]; then
+        ready_url=http://127.0.0.1:9464/readyz
+        code=$("${probe[@]}" curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/metrics) || true
+        [ "$code" = 404 ] || fail "/readyz has its own listener, but the public port answers /metrics with $code"
+        return 0
+      fi
+    fi
+    sleep 0.5
+  done
+  return 1
+}
+
 # --- avenir hosted, as the Dockerfile starts it, with compose.yaml's read-only root.
 "${podman[@]}" run -d --name avenir "${run_opts[@]}" --read-only --tmpfs /tmp \
   -e AVENIR_MCP_DATABASE_URL="postgres://postgres@127.0.0.1:5432/avenir?sslmode=disable" \
@@ -197,8 +220,8 @@ wait_http http://127.0.0.1:8765/v1/user any || fail "the sandbox never answered"
   localhost/avenir:test >/dev/null
 wait_http http://127.0.0.1:8080/healthz || fail "GET /healthz never answered 200"
 step ok "GET /healthz: 200"
-wait_http http://127.0.0.1:8080/readyz || fail "GET /readyz never answered 200 (the database, migrated)"
-step ok "GET /readyz: 200 (PostgreSQL answers, avenir's schemas migrated)"
+wait_ready || fail "GET /readyz never answered 200 (the database, migrated)"
+step ok "GET $ready_url: 200 (PostgreSQL answers, avenir's schemas migrated)"
 ps_user=$("${podman[@]}" top avenir user | awk 'NR == 2 {print $1}')
 [ "$ps_user" = nonroot ] || [ "$ps_user" = 65532 ] || fail "avenir runs as '$ps_user', want nonroot"
 step ok "avenir runs as $ps_user, root file system read-only"
@@ -294,7 +317,7 @@ printf '#!/bin/sh\nexec %s "$@"\n' "${podman[*]}" >"$work/podman"
 chmod 755 "$work/podman"
 compose=(podman-compose --podman-path "$work/podman" -p avenirct
   --podman-run-args "${ulimits[*]}"
-  --podman-build-args "--pull=never --network none --format docker -v $go_root:/usr/local/go:ro -v $gomodcache/cache/download:/goproxy:ro -v $gocache:/root/.cache/go-build")
+  --podman-build-args "--pull=never --network none --format docker --ignorefile $work/src/packaging/container/Dockerfile.dockerignore -v $go_root:/usr/local/go:ro -v $gomodcache/cache/download:/goproxy:ro -v $gocache:/root/.cache/go-build")
 compose_started=1
 (cd "$work/src/packaging/container" && inns "${compose[@]}" up -d) >"$work/compose.log" 2>&1 ||
   { tail -30 "$work/compose.log" >&2; fail "podman-compose up"; }
@@ -303,13 +326,14 @@ step ok "podman-compose up: postgres and avenir (its image built by compose from
 # The published port, from the test's namespace; then the sandbox and the client join avenir's.
 probe=(nsenter --net="/run/netns/$ns")
 wait_http http://127.0.0.1:8080/healthz || fail "compose: GET /healthz on the published 127.0.0.1:8080 never answered 200"
-wait_http http://127.0.0.1:8080/readyz || fail "compose: GET /readyz never answered 200 (the postgres service, migrated)"
-step ok "compose: /healthz and /readyz on the published 127.0.0.1:8080"
+step ok "compose: GET /healthz on the published 127.0.0.1:8080: 200"
 pid=$("${podman[@]}" inspect -f '{{.State.Pid}}' avenirct_avenir_1)
+probe=(nsenter -t "$pid" -n)
+wait_ready || fail "compose: GET /readyz never answered 200 (the postgres service, migrated)"
+step ok "compose: GET $ready_url in avenir's container: 200"
 "${podman[@]}" run -d --name sandbox --network container:avenirct_avenir_1 "${ulimits[@]}" --read-only --tmpfs /tmp \
   --entrypoint /usr/local/bin/avenir localhost/avenir:test sandbox serve --addr 127.0.0.1:8765 \
   --state /tmp/sandbox.json --oauth-client "$client_id:$client_secret" >/dev/null
-probe=(nsenter -t "$pid" -n)
 wait_http http://127.0.0.1:8765/v1/user any || fail "compose: the sandbox never answered"
 nsenter -t "$pid" -n "$work/signin" -mcp http://127.0.0.1:8080/mcp -login compose-test || fail "compose: the sign-in and MCP call"
 step ok "compose: signed in through YNAB's OAuth (the sandbox) and called MCP"
