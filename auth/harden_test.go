@@ -353,12 +353,16 @@ func TestMetadataFetchFailuresLookAlike(t *testing.T) {
 	hang, _ := net.Listen("tcp", "127.0.0.1:0")
 	defer hang.Close()
 	go func() {
+		var held []net.Conn // open, answered nothing, until the listener closes
 		for {
 			c, err := hang.Accept()
 			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
 				return
 			}
-			defer c.Close() // holds the connection open, answering nothing
+			held = append(held, c)
 		}
 	}()
 	plain := httptest.NewServer(http.NotFoundHandler())
