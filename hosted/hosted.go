@@ -20,6 +20,7 @@ package hosted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -55,8 +56,15 @@ type Config struct {
 	YNABTransport http.RoundTripper
 	// DrainTimeout bounds how long Serve, asked to stop, waits for the calls in flight.
 	DrainTimeout time.Duration
-	Version      string // avenir's, as the tools and the start line say it
-	Logger       *slog.Logger
+	// AllowedOrigins are web origins besides AVENIR_MCP_PUBLIC_URL's whose pages may call /mcp
+	// from a browser (AVENIR_MCP_ALLOWED_ORIGINS); any other Origin is refused with 403.
+	AllowedOrigins []string
+	// BodyTimeout is how long a request has to deliver its body (default DefaultBodyTimeout);
+	// IdleTimeout how long a keep-alive connection may wait for its next request (default
+	// DefaultIdleTimeout).
+	BodyTimeout, IdleTimeout time.Duration
+	Version                  string // avenir's, as the tools and the start line say it
+	Logger                   *slog.Logger
 }
 
 // PoolSize is the database pool a Server wants unless the operator sets pool_max_conns: a
@@ -102,6 +110,12 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Server, error) {
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = time.Hour
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, people: map[int64]*personServer{}}
 	s.metrics = newMetrics()
 	base := cfg.YNABTransport
@@ -144,8 +158,10 @@ func (s *Server) confirmOptions(person int64) confirm.Options {
 // Issuer is the public URL people and their apps reach this instance at.
 func (s *Server) Issuer() string { return s.auth.Issuer() }
 
-// Handler is the instance's HTTP surface: auth's endpoints, /mcp behind auth's middleware,
-// /healthz, /readyz and /metrics.
+// Handler is the instance's public HTTP surface: auth's endpoints, /mcp behind a check of the
+// browser's Origin and auth's middleware, and /healthz; each request has BodyTimeout to send
+// its body. Readiness and metrics are on [Server.OpsHandler], for a listener of their own
+// that the Internet does not reach.
 func (s *Server) Handler() http.Handler {
 	getServer := func(r *http.Request) *mcp.Server {
 		c, ok := auth.CallerFrom(r.Context())
@@ -165,7 +181,20 @@ func (s *Server) Handler() http.Handler {
 	mcpHandler := MCPHandler(getServer, MCPOptions{Logger: s.log, DisableLocalhostProtection: true})
 	mux := http.NewServeMux()
 	s.auth.Mount(mux)
-	mux.Handle(auth.MCPPath, s.auth.Middleware(mcpHandler))
+	mux.Handle(auth.MCPPath, originGuard(s.auth.Issuer(), s.cfg.AllowedOrigins, s.log, s.auth.Middleware(mcpHandler)))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	return bodyDeadline(s.cfg.BodyTimeout, mux)
+}
+
+// OpsHandler is what the operator's monitoring reads: /metrics (Prometheus), /readyz and
+// /healthz. It belongs on a listener of its own (`--metrics-addr`, loopback by default): the
+// metrics tell how many people use avenir and how its calls fare, and /readyz costs a database
+// round trip per request.
+func (s *Server) OpsHandler() http.Handler {
+	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
@@ -173,6 +202,36 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.serveReady)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	return mux
+}
+
+// HTTPServer is the public listener's server, with timeouts sized for MCP: the request's
+// headers within DefaultHeaderTimeout, its body within BodyTimeout (Handler enforces it per
+// request), a keep-alive connection idle at most IdleTimeout. There is no write timeout and no
+// whole-request read timeout: a response streams for as long as its tool call runs (a
+// confirmation, YNAB), and either would cut it.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: DefaultHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// ServeOps answers OpsHandler on ln until ctx ends.
+func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.OpsHandler(), ReadHeaderTimeout: DefaultHeaderTimeout, ReadTimeout: DefaultBodyTimeout,
+		WriteTimeout: DefaultBodyTimeout, IdleTimeout: s.cfg.IdleTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	s.log.Info("avenir hosted serving metrics and readiness", "listen", ln.Addr().String(), "paths", "/metrics /readyz /healthz")
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve --hosted: the metrics listener: %w", err)
+	}
+	return nil
 }
 
 // readier is a store that can say whether its schema is in place, for /readyz.
@@ -306,11 +365,7 @@ func (s *Server) sweepLoop(ctx context.Context) {
 // within DrainTimeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.RecoverUnsettled(ctx)
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	srv := s.HTTPServer()
 	go s.sweepLoop(ctx)
 	s.log.Info("avenir hosted serving MCP", "version", s.cfg.Version, "listen", ln.Addr().String(),
 		"endpoint", s.auth.Issuer()+auth.MCPPath, "read_only", s.cfg.ReadOnly)

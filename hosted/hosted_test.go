@@ -218,7 +218,7 @@ func TestHosted(t *testing.T) {
 	})
 
 	t.Run("metrics", func(t *testing.T) {
-		_, body := e.Get(b.URL + "/metrics")
+		_, body := e.Get(b.OpsURL + "/metrics")
 		for _, want := range []string{
 			`avenir_tool_calls_total{status="applied",tool="move_money"}`,
 			`avenir_writes_total{outcome="applied",tool="move_money"}`,
@@ -231,7 +231,7 @@ func TestHosted(t *testing.T) {
 				t.Errorf("/metrics has no %s", want)
 			}
 		}
-		_, abody := e.Get(a.URL + "/metrics")
+		_, abody := e.Get(a.OpsURL + "/metrics")
 		if !strings.Contains(abody, `avenir_writes_total{outcome="confirmation_required",tool="move_money"}`) {
 			t.Errorf("instance A's /metrics has no confirmation_required writes")
 		}
@@ -277,14 +277,14 @@ func TestHosted(t *testing.T) {
 
 	t.Run("readyz fails when the database is down, and it goes on when it is back", func(t *testing.T) {
 		for _, in := range []*hostedtest.Instance{a, b} {
-			if code, body := e.Get(in.URL + "/readyz"); code != 200 {
+			if code, body := e.Get(in.OpsURL + "/readyz"); code != 200 {
 				t.Fatalf("/readyz with the database up: %d %s", code, body)
 			}
 		}
 		if err := e.Cluster.Pause(); err != nil {
 			t.Fatal(err)
 		}
-		if code, body := e.Get(a.URL + "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "not ready") {
+		if code, body := e.Get(a.OpsURL + "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "not ready") {
 			t.Fatalf("/readyz with the database down: %d %s; want 503", code, body)
 		}
 		if code, _ := e.Get(a.URL + "/healthz"); code != 200 {
@@ -308,7 +308,7 @@ func TestHosted(t *testing.T) {
 		if err := e.Cluster.Resume(); err != nil {
 			t.Fatal(err)
 		}
-		if !hostedtest.WaitFor(30*time.Second, func() bool { code, _ := e.Get(a.URL + "/readyz"); return code == 200 }) {
+		if !hostedtest.WaitFor(30*time.Second, func() bool { code, _ := e.Get(a.OpsURL + "/readyz"); return code == 200 }) {
 			t.Fatal("/readyz stays failing after the database came back")
 		}
 		again := e.Connect(a, aliceToken, "", false)

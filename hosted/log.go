@@ -20,7 +20,7 @@ var number = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 // maskMoney replaces every number in s that stands on its own by "#": a tool's error is worded
 // for the person and may name amounts of their money, which a log must not keep. A number
 // joined to an id's characters (a letter, '_', ':' or '/', or a hyphen between letters or
-// digits) stays, as in ids, dates and times.
+// digits) stays, as in ids, dates and times, and so does an HTTP status code ([isStatusCode]).
 func maskMoney(s string) string {
 	idChar := func(b byte) bool {
 		return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' || b == ':' || b == '/'
@@ -32,7 +32,7 @@ func maskMoney(s string) string {
 		i, j := loc[0], loc[1]
 		before := i > 0 && (idChar(s[i-1]) || s[i-1] == '-' && i > 1 && alnum(s[i-2]))
 		after := j < len(s) && (idChar(s[j]) || s[j] == '-' && j+1 < len(s) && alnum(s[j+1]))
-		if before || after {
+		if before || after || isStatusCode(s, i, j) {
 			continue
 		}
 		out.WriteString(s[last:i])
@@ -41,6 +41,26 @@ func maskMoney(s string) string {
 	}
 	out.WriteString(s[last:])
 	return out.String()
+}
+
+// statusWords are what precede an HTTP status code in avenir's and YNAB's error messages ("YNAB
+// answered HTTP 503 …", "GET /user answered 401 Unauthorized", "status 429").
+var statusWords = []string{"http ", "http/1.1 ", "http/2 ", "answered ", "status ", "status=", "status: ", "code "}
+
+// isStatusCode: the number s[i:j] is an HTTP status code (three digits, 100 to 599) right after
+// one of statusWords. It is kept: an operator reading the log must tell a 429 from a 503, and a
+// status is no amount of anyone's money.
+func isStatusCode(s string, i, j int) bool {
+	if j-i != 3 || s[i] < '1' || s[i] > '5' {
+		return false
+	}
+	before := strings.ToLower(s[max(0, i-10):i])
+	for _, w := range statusWords {
+		if strings.HasSuffix(before, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // maskMoneyAttr is the hosted log's ReplaceAttr: errors (the keys "error" and "err") lose

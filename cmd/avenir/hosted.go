@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -29,7 +30,8 @@ type hostedConfig struct {
 // auth.ConfigFromEnv (AVENIR_MCP_PUBLIC_URL, AVENIR_MCP_YNAB_CLIENT_ID,
 // AVENIR_MCP_YNAB_CLIENT_SECRET, AVENIR_MCP_SECRET_KEY, AVENIR_MCP_YNAB_OAUTH_URL,
 // AVENIR_MCP_YNAB_URL), and the local mode's AVENIR_MCP_READ_ONLY, AVENIR_MCP_FRESHNESS,
-// AVENIR_MCP_REQUIRE_ELICITATION and AVENIR_MCP_CONFIRM. The error names every variable that is
+// AVENIR_MCP_REQUIRE_ELICITATION and AVENIR_MCP_CONFIRM, and AVENIR_MCP_ALLOWED_ORIGINS (web
+// origins besides the public one whose pages may call /mcp). The error names every variable that is
 // missing or wrong, and never repeats a secret.
 func hostedConfigFromEnv(getenv func(string) string) (hostedConfig, error) {
 	var errs []error
@@ -60,6 +62,14 @@ func hostedConfigFromEnv(getenv func(string) string) (hostedConfig, error) {
 		errs = append(errs, err)
 	}
 	cfg.ReadOnly = getenv("AVENIR_MCP_READ_ONLY") == "1"
+	for _, o := range strings.FieldsFunc(getenv("AVENIR_MCP_ALLOWED_ORIGINS"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		u, perr := url.Parse(o)
+		if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			errs = append(errs, fmt.Errorf("AVENIR_MCP_ALLOWED_ORIGINS: %q is not an origin (scheme://host[:port], like https://app.example.com)", o))
+			continue
+		}
+		cfg.AllowedOrigins = append(cfg.AllowedOrigins, u.Scheme+"://"+u.Host)
+	}
 	if cfg.Confirm, err = confirmOptions(getenv); err != nil {
 		errs = append(errs, err)
 	}
@@ -97,7 +107,8 @@ func hostedPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 }
 
 // serveHosted runs the hosted mode at addr until ctx ends.
-func serveHosted(ctx context.Context, addr string, e env, log *slog.Logger) error {
+// metricsAddr is where /metrics and /readyz listen ("off" or "": nowhere).
+func serveHosted(ctx context.Context, addr, metricsAddr string, e env, log *slog.Logger) error {
 	cfg, err := hostedConfigFromEnv(e.getenv)
 	if err != nil {
 		return err
@@ -117,6 +128,18 @@ func serveHosted(ctx context.Context, addr string, e env, log *slog.Logger) erro
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve --hosted: %w", err)
+	}
+	if metricsAddr != "off" && metricsAddr != "" {
+		mln, err := net.Listen("tcp", metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("serve --hosted: --metrics-addr: %w", err)
+		}
+		go func() {
+			if err := h.ServeOps(ctx, mln); err != nil {
+				log.Error("the metrics listener stopped", "err", err)
+			}
+		}()
 	}
 	return h.Serve(ctx, ln)
 }

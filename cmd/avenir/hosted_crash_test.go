@@ -45,7 +45,13 @@ func TestHostedCrashAndRestart(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(avenirBinary(t), "serve", "--http", addr, "--hosted")
+	mln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := mln.Addr().String()
+	mln.Close()
+	cmd := exec.Command(avenirBinary(t), "serve", "--http", addr, "--hosted", "--metrics-addr", metricsAddr)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	for _, k := range []string{"AVENIR_MCP_DATABASE_URL", "AVENIR_MCP_PUBLIC_URL", "AVENIR_MCP_YNAB_CLIENT_ID",
 		"AVENIR_MCP_YNAB_CLIENT_SECRET", "AVENIR_MCP_SECRET_KEY", "AVENIR_MCP_YNAB_OAUTH_URL", "AVENIR_MCP_YNAB_URL"} {
@@ -58,7 +64,7 @@ func TestHostedCrashAndRestart(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	b := &hostedtest.Instance{URL: "http://" + addr}
-	waitReady(t, b.URL, &stderr)
+	waitReady(t, "http://"+metricsAddr, &stderr)
 	victim := e.Connect(b, access, "", false)
 	var preview hostedtest.Write
 	victim.OK("move_money", hostedtest.Move("3"), &preview)

@@ -23,14 +23,17 @@ func TestServeHosted(t *testing.T) {
 	ln := e.Listen() // an address of its own, the public URL
 	addr := ln.Addr().String()
 	ln.Close()
+	mln := e.Listen() // metrics and readiness, apart
+	metricsAddr := mln.Addr().String()
+	mln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr hostedtest.LogBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- runServe(ctx, []string{"--http", addr, "--hosted"}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: e.Getenv})
+		done <- runServe(ctx, []string{"--http", addr, "--hosted", "--metrics-addr", metricsAddr}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: e.Getenv})
 	}()
 	ready := waitFor(t, 20*time.Second, func() bool {
-		resp, err := http.Get("http://" + addr + "/readyz")
+		resp, err := http.Get("http://" + metricsAddr + "/readyz")
 		if err != nil {
 			return false
 		}

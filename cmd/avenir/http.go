@@ -38,7 +38,8 @@ import (
 type httpFlags struct {
 	addr        string
 	allowRemote bool
-	hosted      bool // avenir hosted: many people, signed in with YNAB (package hosted; wired in hosted.go)
+	hosted      bool   // avenir hosted: many people, signed in with YNAB (package hosted; wired in hosted.go)
+	metricsAddr string // with hosted: where /metrics and /readyz listen ("off" or "": nowhere)
 }
 
 func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
@@ -46,6 +47,7 @@ func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
 	fs.StringVar(&h.addr, "http", "", "serve MCP over Streamable HTTP at this address (127.0.0.1:PORT) instead of stdio")
 	fs.BoolVar(&h.allowRemote, "http-allow-remote", false, "let --http listen on an address other machines can reach")
 	fs.BoolVar(&h.hosted, "hosted", false, "with --http: serve many people, signed in with YNAB, on PostgreSQL (see the README)")
+	fs.StringVar(&h.metricsAddr, "metrics-addr", defaultMetricsAddr, "with --hosted: where /metrics and /readyz listen, apart from the public address (off: nowhere)")
 	return h
 }
 
@@ -59,6 +61,11 @@ func (h *httpFlags) check() error {
 		}
 		if _, _, err := net.SplitHostPort(h.addr); err != nil {
 			return usagef("serve: --http %q: give an address and port, like :8080 or 0.0.0.0:8080", h.addr)
+		}
+		if h.metricsAddr != "off" && h.metricsAddr != "" {
+			if _, _, err := net.SplitHostPort(h.metricsAddr); err != nil {
+				return usagef("serve: --metrics-addr %q: give an address and port, like 127.0.0.1:9464, or off", h.metricsAddr)
+			}
 		}
 		return nil
 	}
@@ -77,6 +84,11 @@ func (h *httpFlags) check() error {
 	}
 	return nil
 }
+
+// defaultMetricsAddr is where avenir hosted's metrics and readiness listen unless told: loopback
+// (Prometheus's port for exporters of this kind), so that nothing of them reaches the Internet
+// by default.
+const defaultMetricsAddr = "127.0.0.1:9464"
 
 // httpSecretBytes is the random part of a generated bearer secret: 256 bits.
 const httpSecretBytes = 32

@@ -40,7 +40,10 @@ VS Code, …). The client starts it; you do not run it by hand.
   --hosted           with --http: avenir hosted, for many people who sign in with YNAB; its
                      settings are AVENIR_MCP_DATABASE_URL, AVENIR_MCP_PUBLIC_URL,
                      AVENIR_MCP_YNAB_CLIENT_ID, AVENIR_MCP_YNAB_CLIENT_SECRET and
-                     AVENIR_MCP_SECRET_KEY (see the README, "avenir hosted")
+                     AVENIR_MCP_SECRET_KEY (see the README, "avenir hosted"); optional
+                     AVENIR_MCP_ALLOWED_ORIGINS and AVENIR_MCP_CLIENT_IP_HEADER
+  --metrics-addr ADDRESS  with --hosted: where /metrics and /readyz listen, apart from the
+                     public address (default 127.0.0.1:9464; off for nowhere)
 
 Environment:
   YNAB_ACCESS_TOKEN               your YNAB personal access token; else YNAB_ACCESS_TOKEN_FILE,
@@ -87,7 +90,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 		if *useSandbox || *sampleName != "" {
 			return usagef("serve: --hosted reaches YNAB (or a sandbox at AVENIR_MCP_YNAB_URL and AVENIR_MCP_YNAB_OAUTH_URL); --sandbox and --sample do not go with it")
 		}
-		return serveHosted(ctx, httpOpts.addr, e, hosted.Logger(e.stderr, lvl))
+		return serveHosted(ctx, httpOpts.addr, httpOpts.metricsAddr, e, hosted.Logger(e.stderr, lvl))
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 

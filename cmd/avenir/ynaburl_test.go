@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"flag"
+	"io"
 	"strings"
 	"testing"
 )
@@ -27,5 +30,20 @@ func TestPlainHTTPYNABURLRefusedAtStart(t *testing.T) {
 				t.Fatalf("exit %d; want a refusal naming %s:\n%s", code, tc.setting, stderr)
 			}
 		})
+	}
+}
+
+// avenir hosted's metrics and readiness listen on loopback unless told otherwise, and a
+// --metrics-addr that is no address is refused (issue 30 #12).
+func TestMetricsAddrFlag(t *testing.T) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	h := addHTTPFlags(fs)
+	if err := fs.Parse([]string{"--http", ":8080", "--hosted"}); err != nil || h.metricsAddr != "127.0.0.1:9464" || h.check() != nil {
+		t.Fatalf("the default --metrics-addr: %q (%v)", h.metricsAddr, err)
+	}
+	err := runServe(context.Background(), []string{"--hosted", "--http", ":0", "--metrics-addr", "nonsense"},
+		env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("--metrics-addr nonsense: %v", err)
 	}
 }

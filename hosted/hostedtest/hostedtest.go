@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -67,6 +68,7 @@ type Env struct {
 // as a real binary's).
 type Instance struct {
 	URL    string
+	OpsURL string // its metrics and readiness listener (Server.OpsHandler)
 	Server *hosted.Server
 }
 
@@ -174,10 +176,11 @@ func (e *Env) StartWith(change func(*hosted.Config)) *Instance {
 		pool.Close()
 		e.t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := h.HTTPServer()
 	go srv.Serve(ln)
-	e.t.Cleanup(func() { srv.Close(); pool.Close() })
-	in := &Instance{URL: "http://" + ln.Addr().String(), Server: h}
+	ops := httptest.NewServer(h.OpsHandler())
+	e.t.Cleanup(func() { srv.Close(); ops.Close(); pool.Close() })
+	in := &Instance{URL: "http://" + ln.Addr().String(), OpsURL: ops.URL, Server: h}
 	e.Instances = append(e.Instances, in)
 	return in
 }
@@ -451,7 +454,7 @@ func (e *Env) Get(u string) (int, string) {
 // Metric returns the value of the sample named exactly series in in's /metrics, 0 if absent.
 func (e *Env) Metric(in *Instance, series string) float64 {
 	e.t.Helper()
-	_, body := e.Get(in.URL + "/metrics")
+	_, body := e.Get(in.OpsURL + "/metrics")
 	for _, line := range strings.Split(body, "\n") {
 		if rest, ok := strings.CutPrefix(line, series+" "); ok {
 			var v float64
