@@ -2,9 +2,9 @@
 # Builds avenir's image from packaging/container/Dockerfile with podman and runs it as a
 # deployment would: avenir hosted beside a PostgreSQL, signing people in with YNAB (here the
 # sandbox's YNAB OAuth). Checks GET /healthz, GET /readyz (on the metrics port), the
-# protected-resource metadata and one whole sign-in of an MCP client (.ci/signin: registration, PKCE, both consents, the token, then
-# tools/list and a tool call), that the container runs as nonroot with a read-only root file
-# system, and that the image has no shell. Then runs compose.yaml with podman-compose (its
+# protected-resource metadata and one whole sign-in of an MCP client (.ci/signin: registration,
+# PKCE, both consents, the token, then tools/list and a tool call), that the container runs as
+# nonroot with a read-only root file system, and that the image has no shell. Then runs compose.yaml with podman-compose (its
 # postgres:17 service, avenir built by compose, the env files, the published port, the volume) and
 # signs in again through it. Cleans up whatever it made, however it ends.
 #
