@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,5 +177,34 @@ func TestStatusCodesReadableInLogs(t *testing.T) {
 	logs := e.Logs.String()
 	if !strings.Contains(logs, "HTTP 503") {
 		t.Fatalf("the log does not say YNAB answered 503:\n%s", logs)
+	}
+}
+
+// A YNAB URL that redirects elsewhere (a compromised or hijacked endpoint, a proxy gone wrong)
+// must not get the person's YNAB token sent to the other host: hosted mode sets the token per
+// request (auth.Transport), so the client must refuse the hop itself (#9).
+func TestYNABTokenNeverFollowsARedirect(t *testing.T) {
+	e := hostedtest.New(t)
+	var leaked atomic.Int32
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			leaked.Add(1)
+		}
+		http.NotFound(w, r)
+	}))
+	defer collector.Close()
+	elsewhere := strings.Replace(collector.URL, "127.0.0.1", "localhost", 1) // another host
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	a := e.StartWith(func(c *hosted.Config) { c.YNABURL = redirector.URL + "/v1" })
+	access, _ := e.SignIn("alice")
+	c := e.Connect(a, access, "", false)
+	if res := c.Call("list_plans", map[string]any{}); !res.IsError {
+		t.Fatalf("list_plans through a redirecting YNAB URL: %s", hostedtest.ResultText(res))
+	}
+	if n := leaked.Load(); n != 0 {
+		t.Fatalf("the person's YNAB token was sent to another host %d times", n)
 	}
 }
