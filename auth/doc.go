@@ -22,17 +22,21 @@
 //     resource (RFC 8707) the origin or the origin + /mcp; refresh tokens rotate (a spent one
 //     presented again revokes its grant), codes are single-use (a second use revokes what the
 //     first gave), revocation at /oauth/revoke (RFC 7009).
-//   - avenir's tokens are opaque: 32 random bytes in base64url, stored only as SHA-256 hashes,
-//     bound to client, person and resource; access tokens live an hour, refresh tokens 30 days.
+//   - avenir's tokens are opaque: 32 random bytes in base64url, stored only as HMAC-SHA256
+//     hashes keyed from AVENIR_MCP_SECRET_KEY (so a row written into the database without the
+//     key opens nothing), bound to client, person and resource; access tokens live an hour,
+//     refresh tokens 30 days, and no sign-in more than 90 days however often it is refreshed.
 //
 // # Signing in with YNAB
 //
 // avenir is a proxy to YNAB with a single YNAB OAuth application, so — as the spec's "Confused
 // Deputy Problem" requires — the person first sees avenir's consent page naming the client and
-// where it will send them back; only then are they sent to YNAB's /authorize, with a state of
-// avenir's own bound to this request and to the browser (a cookie). YNAB's callback
-// (/oauth/ynab/callback) exchanges YNAB's code at YNAB's /token with the operator's client id
-// and secret, asks YNAB's GET /user who signed in, and in one transaction finds or creates the
+// the whole redirect URI it will send them back to; only then (the consent form is taken only
+// from avenir's own origin) are they sent to YNAB's /authorize, with a state of avenir's own
+// bound to this request and to the browser (a cookie set at consent, of avenir's own value,
+// __Host- on https) and PKCE. Before consent avenir never redirects to the client: errors and
+// Cancel are avenir's pages with a link back. YNAB's callback (/oauth/ynab/callback) exchanges
+// YNAB's code and the PKCE verifier at YNAB's /token with the operator's client id and secret, asks YNAB's GET /user who signed in, and in one transaction finds or creates the
 // [Person], stores YNAB's tokens sealed with AES-256-GCM (AVENIR_MCP_SECRET_KEY; the
 // associated data names the person, so a sealed value moved to another's row does not open),
 // and issues avenir's code to the client. A refusal at YNAB, or YNAB's token endpoint failing,
@@ -69,12 +73,18 @@
 // as its redirect URI.
 //
 // A browser-driven test or person goes: the client's authorization URL → avenir's consent page
-// (a form: POST /oauth/consent with its hidden request field and decision=allow, in the same
-// browser, which holds the avenir_signin cookie) → YNAB's consent → /oauth/ynab/callback → the
-// client's redirect URI with code, state and iss.
+// (a form: POST /oauth/consent with its hidden request field and decision=allow, and the
+// Origin header of avenir's page) → YNAB's consent, in the same browser, which now holds the
+// sign-in's cookie → /oauth/ynab/callback → the client's redirect URI with code, state and iss.
+//
+// A person sees the apps they gave access, and revokes any, at /account, after signing in with
+// YNAB there (a session of half an hour; YNAB's tokens from that sign-in are not kept).
 //
 // Registration is open, as the MCP spec expects; a registered client can do nothing without a
-// person's consent. Sweep removes expired sign-ins, codes and tokens, not clients.
+// person's consent. It takes at most 4 KiB, and registration, authorization, the token endpoint
+// and YNAB's callback are rate-limited per client address and overall ([RateLimits], counted in
+// PostgreSQL). Sweep removes expired sign-ins, codes, tokens and sessions, and clients never
+// given a grant within a day of registering.
 //
 // # YNAB's rate limit
 //

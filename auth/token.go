@@ -313,7 +313,7 @@ func (s *Server) issueTokens(ctx context.Context, tx pgx.Tx, c *client, grantID,
 	if err := insert("access", accessHash, s.cfg.AccessTokenTTL); err != nil {
 		return nil, err
 	}
-	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(s.cfg.AccessTokenTTL / time.Second)}
+	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(min(s.cfg.AccessTokenTTL, end.Sub(now)) / time.Second)}
 	if c.allows("refresh_token") {
 		refresh, refreshHash := s.newSecret()
 		if err := insert("refresh", refreshHash, s.cfg.RefreshTokenTTL); err != nil {

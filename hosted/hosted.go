@@ -9,9 +9,10 @@
 //     whose journal is that person's (journal/pg's For), and whose confirmations are that
 //     person's (confirm/pg's For: codes, cards' tokens and states' nonces in PostgreSQL, so any
 //     instance redeems what another issued).
-//   - one MCP endpoint (MCPHandler, which `serve --http` uses too), /healthz (the process
-//     answers), /readyz (the database answers and its schemas are this avenir's), /metrics
-//     (Prometheus).
+//   - one MCP endpoint (MCPHandler, which `serve --http` uses too; a foreign Origin gets 403)
+//     and /healthz (the process answers) on the public listener, with timeouts sized for MCP's
+//     streams ([Server.HTTPServer]); /readyz (the database answers and its schemas are this
+//     avenir's) and /metrics (Prometheus) on a listener of their own ([Server.OpsHandler]).
 //
 // A Server keeps nothing of its own that another instance needs: people, sign-ins,
 // confirmations and journals live in PostgreSQL. It reads no environment: cmd/avenir does, and
