@@ -7,6 +7,11 @@
 # version, so a broken target or a version stamp that does not reach the binary fails here
 # rather than on release day. The target list is read from the GoReleaser file, so the two
 # cannot drift apart.
+#
+# Then what a release ships beside the archives: the Claude Desktop bundle, made from these
+# very darwin and windows binaries (packaging/mcpb/build.sh: needs node, the mcpb CLI and a
+# lipo), and server.json for the MCP Registry filled from it and checked against the registry's
+# schema (packaging/registry: its checker's own tests run first).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -49,3 +54,33 @@ got=${got%%$'\n'*}
 [ "$got" = "avenir $version" ] || { echo "release-dry-run: the release binary says '$got', want 'avenir $version'" >&2; exit 1; }
 echo "release-dry-run: $n targets built, checksummed, version stamped ($got)"
 cat "$out/checksums.txt"
+
+# Signing, as the release does it when its secrets are set: none are here, so the binaries
+# above are unsigned; but the Windows hook is run on a copy of the exe with a throwaway
+# self-signed certificate, and the signature verified, so a broken hook fails here.
+./packaging/sign-windows.sh "$out/windows_amd64/avenir.exe" windows # no secret: a no-op
+if command -v osslsigncode >/dev/null && command -v openssl >/dev/null; then
+  sign="$out/sign"
+  mkdir -p "$sign"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$sign/key.pem" -out "$sign/cert.pem" -days 1 \
+    -subj "/CN=avenir dry-run signing" -addext extendedKeyUsage=codeSigning 2>/dev/null
+  openssl pkcs12 -export -inkey "$sign/key.pem" -in "$sign/cert.pem" -out "$sign/cert.pfx" -passout pass:dry-run
+  cp "$out/windows_amd64/avenir.exe" "$sign/avenir.exe"
+  WINDOWS_SIGN_PFX=$(base64 -w0 "$sign/cert.pfx") WINDOWS_SIGN_PASSWORD=dry-run WINDOWS_SIGN_TIMESTAMP_URL=none \
+    ./packaging/sign-windows.sh "$sign/avenir.exe" windows
+  osslsigncode verify -CAfile "$sign/cert.pem" -in "$sign/avenir.exe" >/dev/null ||
+    { echo "release-dry-run: the Windows signing hook's signature does not verify" >&2; exit 1; }
+  rm -rf "$sign"
+  echo "release-dry-run: the Windows signing hook signs (checked with a throwaway certificate)"
+else
+  echo "release-dry-run: osslsigncode or openssl missing: the Windows signing hook was not tried" >&2
+fi
+
+(cd packaging/registry/check && go vet ./... && go test -count=1 ./...)
+bundle=$(AVENIR_DARWIN_SLICES="$out/darwin_amd64/avenir $out/darwin_arm64/avenir" \
+  AVENIR_WINDOWS_BINARY="$out/windows_amd64/avenir.exe" packaging/mcpb/build.sh "${version#v}" | tail -n 1)
+packaging/registry/fill.sh "${version#v}" "$bundle" "$out/server.json"
+sum=$(sha256sum "$bundle" | cut -d' ' -f1)
+grep -q "\"fileSha256\": \"$sum\"" "$out/server.json" || { echo "release-dry-run: server.json does not carry the bundle's hash $sum" >&2; exit 1; }
+echo "release-dry-run: $(basename "$bundle") (sha256 $sum) and server.json for the MCP Registry:"
+cat "$out/server.json"

@@ -14,7 +14,8 @@
 #
 # The binaries are cross-compiled with the release's flags (packaging/.goreleaser.yaml), or
 # taken as built: AVENIR_DARWIN_BINARY (a universal binary, e.g. GoReleaser's signed and
-# notarized one) and AVENIR_WINDOWS_BINARY (e.g. GoReleaser's signed exe). Either way each is
+# notarized one) or AVENIR_DARWIN_SLICES ("AMD64_FILE ARM64_FILE", joined here), and
+# AVENIR_WINDOWS_BINARY (e.g. GoReleaser's signed exe). Either way each is
 # checked: the Mach-O must hold both slices, the exe must be PE for x86-64. The staged manifest
 # goes through `mcpb validate` before `mcpb pack`.
 #
@@ -66,6 +67,9 @@ gobuild() { # GOOS GOARCH OUTPUT
 lipo=$(find_lipo) || { echo "build.sh: no lipo to check (or join) the macOS slices: apt install llvm, install Xcode's command line tools, or set LIPO" >&2; exit 2; }
 if [ -n "${AVENIR_DARWIN_BINARY:-}" ]; then
   cp "$AVENIR_DARWIN_BINARY" "$stage/server/avenir"
+elif [ -n "${AVENIR_DARWIN_SLICES:-}" ]; then
+  read -r amd64 arm64 <<<"$AVENIR_DARWIN_SLICES"
+  "$lipo" -create "$amd64" "$arm64" -output "$stage/server/avenir"
 else
   gobuild darwin amd64 "$work/avenir-darwin-amd64"
   gobuild darwin arm64 "$work/avenir-darwin-arm64"
