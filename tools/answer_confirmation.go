@@ -97,7 +97,7 @@ func (h *handlers) addAnswerConfirmation(srv *mcp.Server) {
 	srv.AddTool(&answerConfirmationTool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in answerConfirmationIn
 		if err := decodeArgs(req.Params.Arguments, at, &in, answerConfirmationTool.Name); err != nil {
-			return toolError(h.log, err), nil
+			return failedWrite(h.log, because(reasonInvalidArgument, "", err)), nil
 		}
 		version := 0
 		if in.Version == fmt.Sprint(confirm.CardVersion) {
@@ -105,14 +105,14 @@ func (h *handlers) addAnswerConfirmation(srv *mcp.Server) {
 		}
 		card, err := h.Confirm.RedeemCard(ctx, in.Token, in.Answer, version)
 		if errors.Is(err, confirm.ErrBadAnswer) {
-			return toolError(h.log, fmt.Errorf("answer: %s is neither accept nor decline; nothing was written", quoted(in.Answer))), nil
+			return failedWrite(h.log, because(reasonInvalidArgument, "", fmt.Errorf("answer: %s is neither accept nor decline; nothing was written", quoted(in.Answer)))), nil
 		}
 		if err != nil {
-			return toolError(h.log, err), nil
+			return failedWrite(h.log, err), nil
 		}
 		call, ok := h.calls[card.Tool]
 		if !ok { // a token is only issued by a tool this server has
-			return toolError(h.log, confirm.ErrCardRefused), nil
+			return failedWrite(h.log, confirm.ErrCardRefused), nil
 		}
 		again := *req
 		again.Params = &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: card.Tool, Arguments: card.Arguments}

@@ -190,7 +190,8 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		defer func() {
 			if p := recover(); p != nil {
 				h.log.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
-				res, err = toolError(h.log, fmt.Errorf("avenir hit an internal error in %s; nothing more was written. The server log has the details", t.Name)), nil
+				failure := fmt.Errorf("avenir hit an internal error in %s; nothing more was written. The server log has the details", t.Name)
+				res, err = failedCall(h.log, failure, because(reasonError, "", failure), &o, resolved), nil
 			}
 			attrs := []any{"tool", t.Name, "ynab_requests", counter.N(), "duration", h.Now().Sub(start)}
 			if res != nil && res.IsError && len(res.Content) > 0 {
@@ -207,7 +208,7 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		}()
 		var in In
 		if err := decodeArgs(req.Params.Arguments, at, &in, t.Name); err != nil {
-			return toolError(h.log, err), nil
+			return failedCall(h.log, err, because(reasonInvalidArgument, "", err), &o, resolved), nil
 		}
 		res, o, err = fn(ctx, req, in)
 		if c, ok := any(&o).(costed); ok {
@@ -218,7 +219,7 @@ func addTool[In, Out any](srv *mcp.Server, h *handlers, t mcp.Tool, fn mcp.ToolH
 		case errors.As(err, &wire):
 			return nil, wire // e.g. a tampered request state: invalid params, as the protocol says
 		case err != nil:
-			return toolError(h.log, err), nil
+			return failedCall(h.log, err, err, &o, resolved), nil
 		}
 		if res == nil {
 			res = &mcp.CallToolResult{}
@@ -292,6 +293,33 @@ func toolError(log *slog.Logger, err error) *mcp.CallToolResult {
 	}
 	res := &mcp.CallToolResult{}
 	res.SetError(errors.New(bound(msg, maxToolError)))
+	return res
+}
+
+// failedCall is the tool error of a call that failed with err. A write's result says, beside the
+// message, its status and reason as data (reason.go), from why, which is err or err with its
+// reason: structured content that fits the tool's output schema, as strict clients check it
+// on error results too.
+func failedCall(log *slog.Logger, err, why error, out any, schema *jsonschema.Resolved) *mcp.CallToolResult {
+	res := toolError(log, err)
+	f, ok := out.(failure)
+	if !ok {
+		return res
+	}
+	f.failed(reasonOf(why), operationOf(why))
+	data, err := json.Marshal(out)
+	var v any
+	if err == nil {
+		err = json.Unmarshal(data, &v)
+	}
+	if err == nil {
+		err = schema.Validate(v)
+	}
+	if err != nil {
+		log.Error("a failed write's reason does not fit its output schema; the error goes without it", "err", err)
+		return res
+	}
+	res.StructuredContent = json.RawMessage(data)
 	return res
 }
 

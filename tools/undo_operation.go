@@ -78,7 +78,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 				w.notes = append(w.notes, note)
 			}
 		}
-		if op.Tool == createTransactionsTool.Name && strings.Contains(op.Preview, "(new payee)") {
+		if createdPayees(op) {
 			w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
 		}
 		w.notes = append(w.notes, undoNotes(inverse.Changes)...)
@@ -97,6 +97,33 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		return res, undoOut{writeOut: out, LeftAlone: left, CreatedIDs: enteredAgain(out)}, err
 	}
 	return res, undoOut{writeOut: out}, err
+}
+
+// createdPayees reports whether op entered transactions for a payee YNAB created: one its
+// journaled changes, as prepared, name by a new name (payee_name) and that YNAB entered. (The
+// applied changes record the payee by the id YNAB gave it, so they no longer tell it was new.)
+func createdPayees(op journal.Operation) bool {
+	for _, ev := range op.Events {
+		var d journal.Draft
+		if ev.Type != "prepared" || json.Unmarshal(ev.Data, &d) != nil {
+			continue
+		}
+		for i, ch := range d.Changes {
+			var f struct {
+				PayeeName *string `json:"payee_name"`
+			}
+			if ch.Kind != journal.KindNewTransaction || json.Unmarshal(ch.After, &f) != nil || f.PayeeName == nil || *f.PayeeName == "" {
+				continue
+			}
+			if len(op.Changes) != len(d.Changes) {
+				return true // an import records what YNAB entered, not what was planned
+			}
+			if got := op.Changes[i]; got.Outcome == journal.OutcomeApplied && got.EnteredBy == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // undoLines are the preview's lines: the inverse change by change, except where the kind of undo

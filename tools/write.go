@@ -100,6 +100,9 @@ type writeOut struct {
 	ExpiresInSeconds int    `json:"expires_in_seconds,omitempty" jsonschema:"for confirmation_required: how long the code stays valid"`
 	Message          string `json:"message,omitempty" jsonschema:"what happened and what to do next"`
 	Undoable         *bool  `json:"undoable,omitempty" jsonschema:"for applied: whether undo_operation can take it back"`
+	// Reason is the outcome as data (reason.go): set on every result that is neither applied
+	// nor asks the person, declined ones and failed calls alike.
+	Reason string `json:"reason,omitempty" jsonschema:"why nothing or only part was written, as a stable token (declined, plan_changed, code_refused, partial, ynab_refused, not_settled, invalid_argument, …)"`
 
 	// The card's data, for confirmation_pending (and, for a write confirmed on the card, each
 	// change's outcome): what the host draws for the user, every line.
@@ -196,6 +199,9 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	case dec.Reply != nil:
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
 		out.Confirmation, out.ExpiresInSeconds = dec.Reply.Confirmation, dec.Reply.ExpiresInSeconds
+		if out.Status == reasonDeclined {
+			out.Reason = reasonDeclined
+		}
 		return nil, out, nil
 	case !dec.Proceed:
 		return nil, out, errors.New("the confirmation gave no answer; nothing was written") // fail closed
@@ -214,7 +220,7 @@ func (h *handlers) applyUnconfirmed(ctx context.Context, req *mcp.CallToolReques
 	out := writeOut{result: result{PlanID: id}}
 	unlock, err := h.Journal.LockPlan(ctx, id, lockWait)
 	if err != nil {
-		return nil, out, err
+		return nil, out, because(reasonError, "", err)
 	}
 	defer unlock()
 	ctx = context.WithValue(ctx, lockKey{}, id)
@@ -242,7 +248,7 @@ func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, sh
 	out := writeOut{result: result{PlanID: shown.plan.ID}}
 	unlock, err := h.Journal.LockPlan(ctx, shown.plan.ID, lockWait)
 	if err != nil {
-		return nil, out, err
+		return nil, out, because(reasonError, "", err)
 	}
 	defer unlock()
 	ctx = context.WithValue(ctx, lockKey{}, shown.plan.ID)
@@ -252,13 +258,11 @@ func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, sh
 	}
 	w, err := build(ctx, p)
 	if err != nil {
-		//lint:ignore ST1005 the confirmation contract's sentence, which the agent reads as it is
-		return nil, out, fmt.Errorf("The plan changed between the preview and the answer: %w. Nothing was written", err)
+		// What the person agreed to can no longer be built: the plan moved under it.
+		return nil, out, fmt.Errorf("%w What changed: %v.", confirm.ErrPlanChanged, err)
 	}
 	if fp, err := confirm.Fingerprint(w.plan.ID, w.subject); err != nil || fp != fingerprint {
-		//lint:ignore ST1005 the confirmation contract's sentence, which the agent reads as it is
-		return nil, out, errors.New("The plan changed between the preview and the answer, so what was agreed to is no longer what would be written. " +
-			"Nothing was written; call the tool again for a new preview")
+		return nil, out, confirm.ErrPlanChanged
 	}
 	if preview == "" {
 		preview = w.preview()
@@ -294,7 +298,7 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 		KnowledgeBefore: w.plan.Knowledge,
 	})
 	if err != nil {
-		return nil, out, fmt.Errorf("avenir could not record the change in its journal, so nothing was written to YNAB: %w", err)
+		return nil, out, because(reasonError, "", fmt.Errorf("avenir could not record the change in its journal, so nothing was written to YNAB: %w", err))
 	}
 	counter := ynab.CounterFrom(ctx)
 	outcome, applyErr := w.apply(ctx)
@@ -312,8 +316,8 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 		// Nothing was planned that a read could look for (an import): the write reads what YNAB
 		// did its own way, or the outcome stays unknown.
 		if w.readBack == nil {
-			return nil, out, fmt.Errorf("whether YNAB did anything is not known: %v, and avenir has no read that tells. "+
-				"Journal entry %s stays prepared; check in YNAB before trying again", applyErr, op.ID)
+			return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("whether YNAB did anything is not known: %v, and avenir has no read that tells. "+
+				"Journal entry %s stays prepared; check in YNAB before trying again", applyErr, op.ID))
 		}
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		var err error
@@ -321,8 +325,8 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 		cancel()
 		if err != nil {
 			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)
-			return nil, out, fmt.Errorf("whether YNAB did anything is not known: %v, and reading YNAB to see failed too (%v). "+
-				"Journal entry %s stays prepared; list_transactions shows what is there", applyErr, err, op.ID)
+			return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("whether YNAB did anything is not known: %v, and reading YNAB to see failed too (%v). "+
+				"Journal entry %s stays prepared; list_transactions shows what is there", applyErr, err, op.ID))
 		}
 		outcome.ReadBack, outcome.Error = true, applyErr.Error()
 	default:
@@ -343,8 +347,8 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 			if len(known) > 0 {
 				shown = fmt.Sprintf(" YNAB's answers showed this part in YNAB: %s; the rest is not known.", strings.Join(known, "; "))
 			}
-			return nil, out, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v).%s "+
-				"Journal entry %s stays prepared; avenir settles it by reading YNAB when it next starts. Check in YNAB before trying again", applyErr, err, shown, op.ID)
+			return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v).%s "+
+				"Journal entry %s stays prepared; avenir settles it by reading YNAB when it next starts. Check in YNAB before trying again", applyErr, err, shown, op.ID))
 		}
 		outcome.Changes, outcome.ReadBack, outcome.Error = checked, true, applyErr.Error()
 	}
@@ -368,16 +372,16 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		// YNAB's state is as found; the journal keeps the entry prepared, and the next start settles it.
 		h.log.Error("journal: recording the outcome of a write", "operation", op.ID, "err", err)
-		return nil, out, fmt.Errorf("avenir could not record the outcome in its journal (%v); the entry %s stays prepared and is settled by reading YNAB when avenir next starts", err, op.ID)
+		return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("avenir could not record the outcome in its journal (%v); the entry %s stays prepared and is settled by reading YNAB when avenir next starts", err, op.ID))
 	}
 	switch recorded.Status {
 	case journal.StatusFailed:
 		if outcome.ReadBack {
-			return nil, out, fmt.Errorf("%w. A read of YNAB afterwards shows none of it there: nothing was written (journal entry %s)", applyErr, op.ID)
+			return nil, out, because(reasonYNABRefused, op.ID, fmt.Errorf("%w. A read of YNAB afterwards shows none of it there: nothing was written (journal entry %s)", applyErr, op.ID))
 		}
-		return nil, out, fmt.Errorf("%w (nothing was written; journal entry %s records the attempt)", applyErr, op.ID)
+		return nil, out, because(reasonYNABRefused, op.ID, fmt.Errorf("%w (nothing was written; journal entry %s records the attempt)", applyErr, op.ID))
 	case journal.StatusPartial:
-		return nil, out, errors.New(partialMessage(recorded, applyErr, Digits(currency(w.plan))))
+		return nil, out, because(reasonPartial, op.ID, errors.New(partialMessage(recorded, applyErr, Digits(currency(w.plan)))))
 	}
 	out.Status, out.OperationID, out.Summary = "applied", op.ID, happened(w.first)
 	out.recorded = &recorded
