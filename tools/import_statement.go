@@ -92,6 +92,9 @@ type statementCreate struct {
 	CategoryID string `json:"category_id,omitempty"`
 	Memo       string `json:"memo,omitempty"`
 	BankID     string `json:"bank_id,omitempty"`
+	// Again: entered without ImportID, which YNAB keeps taken by the transaction an undo
+	// deleted (ImportID still names the line, here and in Reconciled).
+	Again bool `json:"again,omitempty"`
 }
 
 func (h *handlers) importStatement(ctx context.Context, req *mcp.CallToolRequest, in importStatementIn) (*mcp.CallToolResult, createdOut, error) {
@@ -101,8 +104,12 @@ func (h *handlers) importStatement(ctx context.Context, req *mcp.CallToolRequest
 	}
 	var plan *statementPlan
 	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
-		var err error
-		plan, err = planStatement(p, st, in, h.Now().UTC())
+		now := h.Now().UTC()
+		undone, err := h.undoneImports(ctx, p.ID, now)
+		if err != nil {
+			return nil, err
+		}
+		plan, err = planStatement(p, st, in, now, undone)
 		if err != nil {
 			return nil, err
 		}
@@ -304,8 +311,9 @@ type statementPlan struct {
 	reconcile bool // the cleared ones are marked reconciled
 }
 
-// planStatement checks the statement against p and acct and decides each line.
-func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, now time.Time) (*statementPlan, error) {
+// planStatement checks the statement against p and acct and decides each line. undone holds,
+// by account, the import ids whose transactions an undo deleted ([handlers.undoneImports]).
+func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, now time.Time, undone map[string]map[string]bool) (*statementPlan, error) {
 	acct, err := openAccount(p, "account", in.Account)
 	if err != nil {
 		return nil, err
@@ -380,7 +388,7 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 	} else if st.Account == multipleAccounts {
 		sp.notes = append(sp.notes, fmt.Sprintf("The file holds statements for more than one account number; all their lines are planned for %s: check that they are its own.", acct.Name))
 	}
-	matchLines(p, acct, sp.lines)
+	matchLines(p, acct, sp.lines, undone[acct.ID])
 
 	finder := newPayeeFinder(p)
 	sp.subject.AccountID = acct.ID
@@ -400,7 +408,7 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 				memo = string([]rune(memo)[:maxMemo])
 			}
 			sp.subject.Creates = append(sp.subject.Creates, statementCreate{ImportID: l.importID, Date: l.Date, Amount: l.Amount,
-				PayeeID: l.payeeID, PayeeName: l.payeeName, CategoryID: l.categoryID, Memo: memo, BankID: l.BankID})
+				PayeeID: l.payeeID, PayeeName: l.payeeName, CategoryID: l.categoryID, Memo: memo, BankID: l.BankID, Again: l.again})
 			cleared += l.Amount
 		case lineMatched:
 			if l.tx.Cleared == ynab.Uncleared {
@@ -440,10 +448,38 @@ func planStatement(p *ynab.Plan, st statement.Statement, in importStatementIn, n
 	}
 	if len(sp.subject.Creates) == 0 && len(sp.subject.Cleared) == 0 && len(sp.subject.Reconciled) == 0 {
 		n := sp.count()
-		return nil, fmt.Errorf("%s: nothing to import: of the statement's %d line(s), %d are imported already, %d match transactions that are cleared already, %d are ambiguous and %d left out",
-			arg, len(sp.lines), n[lineImported], n[lineMatched], n[lineAmbiguous], n[lineLeftOut])
+		return nil, fmt.Errorf("%s: nothing to import: of the statement's %d line(s), %d are imported already, %d match transactions that are cleared already, %d are ambiguous and %d left out%s",
+			arg, len(sp.lines), n[lineImported], n[lineMatched], n[lineAmbiguous], n[lineLeftOut], sp.leftOutWhy())
 	}
 	return sp, nil
+}
+
+// leftOutWhy says why lines were left out, for a statement with nothing to import: " (more than 5
+// years ago; YNAB takes none before 2021-12-02)", or with several reasons each with its count,
+// in the order the lines come; "" when none was.
+func (sp *statementPlan) leftOutWhy() string {
+	var whys []string
+	count := map[string]int{}
+	for _, l := range sp.lines {
+		if l.kind != lineLeftOut {
+			continue
+		}
+		if count[l.why] == 0 {
+			whys = append(whys, l.why)
+		}
+		count[l.why]++
+	}
+	if len(whys) == 0 {
+		return ""
+	}
+	if len(whys) == 1 {
+		return " (" + whys[0] + ")"
+	}
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		parts[i] = fmt.Sprintf("%d: %s", count[why], why)
+	}
+	return " (" + strings.Join(parts, " — ") + ")"
 }
 
 // count is how many lines are of each kind.
@@ -540,7 +576,8 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 	}
 	var marks []ynab.SaveTransaction
 	marked := map[string]bool{}
-	k := 0 // the next of subject.Creates
+	k := 0       // the next of subject.Creates
+	entered := 0 // of them, the lines entered again without their import ids
 	// The preview shows 20 lines: those the person must look at come first — left out,
 	// ambiguous, then what is written (the new ones, the ones marked cleared), then what needs
 	// nothing (imported already, matched and cleared already) — each group oldest first, so a
@@ -595,9 +632,16 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 			if c.CategoryID != "" {
 				cat = categoryShort(p, &c.CategoryID)
 			}
-			w.lines = append(w.lines, fmt.Sprintf("new: %s %s %s, %s, cleared, unapproved%s", c.Date, shown, amount, cat, bankNote(bank, payee)))
+			again := ""
+			if c.Again {
+				again, entered = ", again without its import id", entered+1
+			}
+			w.lines = append(w.lines, fmt.Sprintf("new: %s %s %s, %s, cleared, unapproved%s%s", c.Date, shown, amount, cat, again, bankNote(bank, payee)))
 			s := ynab.SaveTransaction{AccountID: sp.acct.ID, Date: c.Date, Amount: ynab.Some(c.Amount), ImportID: ynab.Some(c.ImportID),
 				Cleared: ynab.Cleared, Approved: ynab.Some(false)}
+			if c.Again {
+				s.ImportID = ynab.Opt[string]{} // as redo enters it: YNAB would skip the id it keeps taken
+			}
 			if c.PayeeID != "" {
 				s.PayeeID = ynab.Some(c.PayeeID)
 			} else if c.PayeeName != "" {
@@ -650,7 +694,10 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 			marks = append(marks, ynab.SaveTransaction{ID: id, Cleared: ynab.Reconciled})
 		}
 	}
-	if n[lineNew] > 0 {
+	switch {
+	case entered > 0:
+		w.notes = append(w.notes, fmt.Sprintf("The new ones are entered unapproved, for you to approve in YNAB. %d of them an undo took back: those are entered again without their import ids, as a redo enters them, since YNAB keeps a deleted transaction's import id taken and would skip them; the others with the import ids YNAB's own file import gives them.", entered))
+	case n[lineNew] > 0:
 		w.notes = append(w.notes, "The new ones are entered unapproved, for you to approve in YNAB, with the import ids YNAB's own file import gives them.")
 	}
 	w.apply = func(ctx context.Context) (journal.Outcome, error) {
@@ -683,6 +730,7 @@ func (h *handlers) applyStatement(ctx context.Context, p *ynab.Plan, changes []j
 	out := journal.Outcome{Changes: slices.Clone(changes)}
 	var batch []ynab.SaveTransaction
 	byImport := map[string]int{}
+	var plain []int // the lines entered again without an import id, found as redo finds them
 	for i, ch := range changes {
 		if ch.Kind != journal.KindNewTransaction {
 			continue
@@ -692,14 +740,19 @@ func (h *handlers) applyStatement(ctx context.Context, p *ynab.Plan, changes []j
 			return out, err
 		}
 		var f struct {
-			ImportID string `json:"import_id"`
+			ImportID *string `json:"import_id"`
 		}
-		if err := json.Unmarshal(ch.After, &f); err != nil || f.ImportID == "" {
-			return out, fmt.Errorf("a planned line has no import id: %v", err)
+		if err := json.Unmarshal(ch.After, &f); err != nil {
+			return out, fmt.Errorf("a planned line cannot be read: %w", err)
 		}
-		s.ImportID = ynab.Some(f.ImportID)
 		batch = append(batch, s)
-		byImport[f.ImportID] = i
+		if f.ImportID == nil || *f.ImportID == "" {
+			plain = append(plain, i)
+			continue
+		}
+		s.ImportID = ynab.Some(*f.ImportID)
+		batch[len(batch)-1] = s
+		byImport[*f.ImportID] = i
 	}
 	var newIDs []string
 	if len(batch) > 0 {
@@ -708,7 +761,26 @@ func (h *handlers) applyStatement(ctx context.Context, p *ynab.Plan, changes []j
 			return out, err
 		}
 		out.ServerKnowledge = res.ServerKnowledge
+		used := map[string]bool{}
+		for _, i := range plain {
+			for k := range res.Transactions {
+				t := &res.Transactions[k]
+				if !used[t.ID] && t.ImportID == nil && !t.Deleted && sentMatches(changes[i].After, t) {
+					used[t.ID] = true
+					out.Changes[i] = createdChange(changes[i], t)
+					out.Changes[i].Outcome = journal.OutcomeApplied
+					newIDs = append(newIDs, t.ID)
+					break
+				}
+			}
+			if out.Changes[i].Outcome == "" {
+				out.Changes[i].Outcome = journal.OutcomeNotApplied // YNAB's answer does not have it
+			}
+		}
 		for _, t := range res.Transactions {
+			if t.ImportID == nil {
+				continue
+			}
 			i, ok := byImport[str(t.ImportID)]
 			if !ok || out.Changes[i].Outcome != "" {
 				continue
@@ -761,6 +833,43 @@ func (h *handlers) applyStatement(ctx context.Context, p *ynab.Plan, changes []j
 		case ch.Kind == journal.KindNewTransaction && reconcile && ch.Outcome == journal.OutcomeApplied && got[ch.ID] != nil:
 			out.Changes[i] = createdChange(changes[i], got[ch.ID]) // it ends reconciled: recorded as YNAB holds it
 			out.Changes[i].Outcome = journal.OutcomeApplied
+		}
+	}
+	return out, nil
+}
+
+// maxUndoneLookup bounds the undo operations undoneImports reads: far more than a person makes
+// in YNAB's five years.
+const maxUndoneLookup = 10_000
+
+// undoneImports is, by account, the import ids of the transactions an undo deleted from plan
+// planID within YNAB's five years, as the journal recorded them: YNAB keeps such an id taken
+// (and its export leaves the deleted transaction out), so a line that carries it again would be
+// skipped. An undo's deletion records the transaction as it was entered, import id and account
+// included.
+func (h *handlers) undoneImports(ctx context.Context, planID string, now time.Time) (map[string]map[string]bool, error) {
+	ops, err := h.Journal.List(ctx, journal.Filter{PlanID: planID, Tool: undoOperationTool.Name,
+		Since: now.AddDate(-maxYearsBack, 0, -1), Limit: maxUndoneLookup})
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal for the lines an undo took back: %w", err)
+	}
+	out := map[string]map[string]bool{}
+	for _, op := range ops {
+		for _, ch := range op.Changes {
+			if ch.Kind != journal.KindDeletedTransaction || ch.Outcome != journal.OutcomeApplied {
+				continue
+			}
+			var f struct {
+				AccountID string  `json:"account_id"`
+				ImportID  *string `json:"import_id"`
+			}
+			if json.Unmarshal(ch.Before, &f) != nil || f.ImportID == nil || *f.ImportID == "" {
+				continue
+			}
+			if out[f.AccountID] == nil {
+				out[f.AccountID] = map[string]bool{}
+			}
+			out[f.AccountID][*f.ImportID] = true
 		}
 	}
 	return out, nil

@@ -92,7 +92,7 @@ func BenchmarkImportStatementPlan(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sp, err := planStatement(p, joinStatements(sts), in, sandboxToday)
+		sp, err := planStatement(p, joinStatements(sts), in, sandboxToday, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

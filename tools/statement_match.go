@@ -35,7 +35,7 @@ func importID(amount int64, date string, occurrence int) string {
 type lineKind int
 
 const (
-	lineNew       lineKind = iota // entered, with its import id
+	lineNew       lineKind = iota // entered, with its import id (or without it, again)
 	lineMatched                   // a transaction in YNAB is this line: marked cleared
 	lineImported                  // a transaction carries its import id: nothing to do
 	lineAmbiguous                 // two or more transactions fit equally: left alone
@@ -54,6 +54,10 @@ type stmtLine struct {
 	// lineNew: what it is entered with.
 	payeeID, payeeName string // an existing payee's id, or a new payee's name ("" and "": none)
 	categoryID         string
+	// again: an undo deleted the transaction an earlier import entered for this line. YNAB
+	// keeps a deleted transaction's import id taken and skips a line that carries it, so the
+	// line is entered as redo enters it, without an import id.
+	again bool
 }
 
 // bankText is what the bank calls a line: its payee, else its description.
@@ -78,10 +82,12 @@ func numberLines(lines []statement.Line) []stmtLine {
 }
 
 // matchLines decides, for the lines of ls not left out, which are imported already, which match
-// a transaction of acct, which are ambiguous and which are new. Each transaction is the match of
+// a transaction of acct, which are ambiguous and which are new. undone holds the import ids on
+// acct whose transactions an undo deleted (the journal knows them; YNAB's export leaves deleted
+// transactions out): their lines are new again, to be entered without the id. Each transaction is the match of
 // at most one line; the pairs are taken closest date first, then most alike payee; a line with
 // two equally good transactions, or a transaction two lines fit equally well, is ambiguous.
-func matchLines(p *ynab.Plan, acct *ynab.Account, ls []stmtLine) {
+func matchLines(p *ynab.Plan, acct *ynab.Account, ls []stmtLine, undone map[string]bool) {
 	// The account's live transactions by amount: a line is only ever compared with those of its
 	// own amount (a statement of 10,000 lines against an account of 25,000 transactions would
 	// otherwise compare every pair).
@@ -105,7 +111,12 @@ func matchLines(p *ynab.Plan, acct *ynab.Account, ls []stmtLine) {
 		if l.kind == lineLeftOut {
 			continue
 		}
-		if t, ok := byImport[l.importID]; ok {
+		t, ok := byImport[l.importID]
+		if undone[l.importID] && (!ok || t.Deleted) {
+			l.again = true
+			continue
+		}
+		if ok {
 			l.kind, l.tx = lineImported, t
 			if t.Deleted {
 				l.why = "deleted in YNAB since; YNAB keeps its import id and will not take it again"
