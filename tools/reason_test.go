@@ -28,6 +28,7 @@ func TestReasons(t *testing.T) {
 		}
 		return out.Confirmation
 	}
+	notDrawn := newFakeClock() // confirm's clock, for the card that is never drawn
 	cases := []struct {
 		reason string
 		status string // the result's status
@@ -58,12 +59,24 @@ func TestReasons(t *testing.T) {
 			return e.call("reconcile_account", args)
 		}},
 		{reasonPlanChanged, "error", envOptions{kind: modernApps}, func(e *testEnv) *mcp.CallToolResult {
-			_, token := e.pending("set_category_budget", budgetArgs)
+			_, token := e.cardToken("set_category_budget", budgetArgs)
 			e.setNow(time.Date(2027, 1, 1, 0, 5, 0, 0, time.UTC))
 			return e.answer(token, "accept")
 		}},
 		{reasonCodeRefused, "error", envOptions{kind: noElicit}, func(e *testEnv) *mcp.CallToolResult {
 			return e.call("set_category_budget", withArg(budgetArgs, "confirmation", "AAAAAAAAAAA"))
+		}},
+		{reasonCardRefused, "error", envOptions{kind: modernApps}, func(e *testEnv) *mcp.CallToolResult {
+			return e.answer("AAAAAAAAAAAAAAAAAAAAAA", "accept")
+		}},
+		{reasonCardOutdated, "error", envOptions{kind: modernApps}, func(e *testEnv) *mcp.CallToolResult {
+			_, token := e.cardToken("set_category_budget", budgetArgs)
+			return e.call("answer_confirmation", map[string]any{"token": token, "answer": "accept", "version": 1})
+		}},
+		{reasonCardNotShown, "error", envOptions{kind: modernApps, clock: notDrawn.Now, requireElicitation: true}, func(e *testEnv) *mcp.CallToolResult {
+			e.pending("set_category_budget", budgetArgs)
+			notDrawn.advance(confirm.NotDrawnAfter) // asked again, no card opened: the host did not draw it
+			return e.call("set_category_budget", budgetArgs)
 		}},
 		{reasonCodesDisabled, "error", envOptions{kind: noElicit, requireElicitation: true}, func(e *testEnv) *mcp.CallToolResult {
 			return e.call("set_category_budget", withArg(budgetArgs, "confirmation", "AAAAAAAAAAA"))
@@ -95,7 +108,7 @@ func TestReasons(t *testing.T) {
 			return e.call("set_category_budget", withArg(budgetArgs, "amount", []any{1})) // refused before the tool runs
 		}},
 		{reasonInvalidArgument, "error", envOptions{kind: modernApps}, func(e *testEnv) *mcp.CallToolResult {
-			_, token := e.pending("set_category_budget", budgetArgs)
+			_, token := e.cardToken("set_category_budget", budgetArgs)
 			return e.answer(token, "maybe")
 		}},
 		{reasonError, "error", envOptions{kind: modernYes}, func(e *testEnv) *mcp.CallToolResult {
