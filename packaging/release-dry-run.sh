@@ -10,7 +10,7 @@
 #
 # Then what a release ships beside the archives: the Claude Desktop bundle, made from these
 # very darwin and windows binaries (packaging/mcpb/build.sh: needs node, the mcpb CLI and a
-# lipo), and server.json for the MCP Registry filled from it and checked against the registry's
+# lipo) and started as Claude Desktop on macOS starts it (packaging/mcpb/test.sh), and server.json for the MCP Registry filled from it and checked against the registry's
 # schema (packaging/registry: its checker's own tests run first).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -79,6 +79,7 @@ fi
 (cd packaging/registry/check && go vet ./... && go test -count=1 ./...)
 bundle=$(AVENIR_DARWIN_SLICES="$out/darwin_amd64/avenir $out/darwin_arm64/avenir" \
   AVENIR_WINDOWS_BINARY="$out/windows_amd64/avenir.exe" packaging/mcpb/build.sh "${version#v}" | tail -n 1)
+packaging/mcpb/test.sh "$bundle"
 packaging/registry/fill.sh "${version#v}" "$bundle" "$out/server.json"
 sum=$(sha256sum "$bundle" | cut -d' ' -f1)
 grep -q "\"fileSha256\": \"$sum\"" "$out/server.json" || { echo "release-dry-run: server.json does not carry the bundle's hash $sum" >&2; exit 1; }
