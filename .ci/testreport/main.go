@@ -77,12 +77,14 @@ func main() {
 	stream := flag.Bool("stream", false, "print the run as it goes (package lines, failures) instead of the report")
 	parts := flag.String("parts", "", "a file of the test command's other parts: NAME<TAB>ran|failed|skipped[<TAB>WHY] per line")
 	flag.Parse()
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
 	if *stream {
-		read(os.Stdin, out)
+		// Unbuffered: each line shows while the tests run (stdout is a pipe to the terminal or
+		// CI's log, and a run takes many minutes).
+		read(os.Stdin, os.Stdout)
 		return
 	}
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
 	r := read(os.Stdin, nil)
 	var ps []part
 	if *parts != "" {
