@@ -127,18 +127,3 @@ func parseBound(arg, s string, now time.Time, last bool) (string, error) {
 	}
 	return m, nil
 }
-
-// isoDay parses a YYYY-MM-DD that avenir itself produced or YNAB sent.
-func isoDay(s string) time.Time {
-	t, _ := time.Parse(time.DateOnly, s)
-	return t
-}
-
-// lastDayOf is the last day of the month a date is in.
-func lastDayOf(date string) string {
-	t := isoDay(date)
-	return time.Date(t.Year(), t.Month()+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-}
-
-// daysApart is b − a in days.
-func daysApart(a, b string) int { return int(isoDay(b).Sub(isoDay(a)).Hours() / 24) }

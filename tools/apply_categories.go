@@ -43,11 +43,11 @@ func (h *handlers) applyCategories(ctx context.Context, req *mcp.CallToolRequest
 		return nil, writeOut{}, err
 	}
 	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
-		w, err := h.recategorise(p, in.Changes)
+		ed, err := h.recategorise(p, in.Changes)
 		if err != nil {
 			return nil, err
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
@@ -65,7 +65,7 @@ func (h *handlers) recategorise(p *ynab.Plan, changes []categoryChange) (*edit, 
 		return nil, err
 	}
 	cats := map[string]*ynab.Category{} // by the reference given, so 1000 changes resolve each name once
-	w := &edit{plan: p, tool: applyCategoriesTool.Name}
+	ed := &edit{plan: p, tool: applyCategoriesTool.Name}
 	var subject []recategorisation
 	var save []ynab.SaveTransaction
 	for i, c := range changes {
@@ -87,16 +87,16 @@ func (h *handlers) recategorise(p *ynab.Plan, changes []categoryChange) (*edit, 
 		subject = append(subject, recategorisation{TransactionID: t.ID, CategoryID: cat.ID})
 		save = append(save, ynab.SaveTransaction{ID: t.ID, CategoryID: ynab.Some(cat.ID)})
 		label := txLabel(p, t)
-		w.lines = append(w.lines, fmt.Sprintf("%s: %s → %s", label, categoryShort(p, t.CategoryID), cat.Name))
-		w.changes = append(w.changes, editChange(t.ID, label, "category_id", t.CategoryID, cat.ID))
+		ed.lines = append(ed.lines, fmt.Sprintf("%s: %s → %s", label, categoryShort(p, t.CategoryID), cat.Name))
+		ed.changes = append(ed.changes, editChange(t.ID, label, "category_id", t.CategoryID, cat.ID))
 	}
 	if len(subject) == 0 {
 		return nil, errors.New("changes: every transaction named already has the category given: nothing to change")
 	}
-	w.subject = subject
-	w.first = fmt.Sprintf("Recategorise %d transaction(s)?", len(subject))
-	w.apply = h.patchEdits(p.ID, save)
-	return w, nil
+	ed.subject = subject
+	ed.first = fmt.Sprintf("Recategorise %d transaction(s)?", len(subject))
+	ed.apply = h.patchEdits(p.ID, save)
+	return ed, nil
 }
 
 // recategorisable refuses a transaction whose own category YNAB ignores: a split (its

@@ -28,14 +28,14 @@ func BenchmarkApplyCategories1000(b *testing.B) {
 	h := &handlers{}
 	b.ReportAllocs()
 	for b.Loop() {
-		w, err := h.recategorise(p, changes)
+		ed, err := h.recategorise(p, changes)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(w.preview()) == 0 {
+		if len(ed.preview()) == 0 {
 			b.Fatal("no preview")
 		}
-		if _, err := confirm.Fingerprint(p.ID, w.subject); err != nil {
+		if _, err := confirm.Fingerprint(p.ID, ed.subject); err != nil {
 			b.Fatal(err)
 		}
 	}

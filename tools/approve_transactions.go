@@ -36,7 +36,7 @@ func (h *handlers) approveTransactions(ctx context.Context, req *mcp.CallToolReq
 		if err != nil {
 			return nil, err
 		}
-		w := &edit{plan: p, tool: approveTransactionsTool.Name}
+		ed := &edit{plan: p, tool: approveTransactionsTool.Name}
 		var subject approval
 		var save []ynab.SaveTransaction
 		for _, t := range txs {
@@ -46,16 +46,16 @@ func (h *handlers) approveTransactions(ctx context.Context, req *mcp.CallToolReq
 			subject.TransactionIDs = append(subject.TransactionIDs, t.ID)
 			save = append(save, ynab.SaveTransaction{ID: t.ID, Approved: ynab.Some(true)})
 			label := txLabel(p, t)
-			w.lines = append(w.lines, label)
-			w.changes = append(w.changes, editChange(t.ID, label, "approved", false, true))
+			ed.lines = append(ed.lines, label)
+			ed.changes = append(ed.changes, editChange(t.ID, label, "approved", false, true))
 		}
 		if len(save) == 0 {
 			return nil, errors.New("transaction_ids: every transaction named is already approved: nothing to change")
 		}
-		w.subject = subject
-		w.first = fmt.Sprintf("Approve %d transaction(s)?", len(save))
-		w.apply = h.patchEdits(p.ID, save)
-		return w, nil
+		ed.subject = subject
+		ed.first = fmt.Sprintf("Approve %d transaction(s)?", len(save))
+		ed.apply = h.patchEdits(p.ID, save)
+		return ed, nil
 	}
 	return h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.Fresh)
 }

@@ -82,11 +82,11 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s[:i], s[i+len(sep):], true
 }
 
-// cardPreview is the change of w as open_confirmation gives it to the card: every line (cut at
+// cardPreview is the change of ed as open_confirmation gives it to the card: every line (cut at
 // maxCardBytes as the pending result's are), and the warnings.
-func (w *edit) cardPreview() confirm.CardPreview {
-	lines := w.cardLines()
-	out := confirm.CardPreview{FirstLine: w.first, Lines: make([]confirm.CardLine, len(lines)), Warnings: slices.Clone(w.notes)}
+func (ed *edit) cardPreview() confirm.CardPreview {
+	lines := ed.cardLines()
+	out := confirm.CardPreview{FirstLine: ed.first, Lines: make([]confirm.CardLine, len(lines)), Warnings: slices.Clone(ed.notes)}
 	for i, l := range lines {
 		out.Lines[i] = confirm.CardLine{Label: l.Label, Before: l.Before, After: l.After}
 	}
@@ -96,13 +96,13 @@ func (w *edit) cardPreview() confirm.CardPreview {
 	return out
 }
 
-// cardLines are the card's lines of w: its preview's change lines, or, for a write whose first
+// cardLines are the card's lines of ed: its preview's change lines, or, for a write whose first
 // line says the whole change (set_category_budget), each change as the journal records it.
-func (w *edit) cardLines() []cardLine {
-	if len(w.lines) > 0 {
-		return cardLines(w.lines)
+func (ed *edit) cardLines() []cardLine {
+	if len(ed.lines) > 0 {
+		return cardLines(ed.lines)
 	}
-	return outcomeLines(w.plan, w.changes)
+	return outcomeLines(ed.plan, ed.changes)
 }
 
 // outcomeLines are an applied operation's changes with each one's outcome, for the card that

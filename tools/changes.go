@@ -58,11 +58,11 @@ func (h *handlers) applyChanges(ctx context.Context, p *ynab.Plan, changes []jou
 	return out, nil
 }
 
-// appliedAsJournaled makes w apply its journaled changes as they are (applyChanges): the writes whose
+// appliedAsJournaled makes ed apply its journaled changes as they are (applyChanges): the writes whose
 // changes say all there is to send.
-func (h *handlers) appliedAsJournaled(w *edit) (*edit, error) {
-	w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, w.plan, w.changes) }
-	return w, nil
+func (h *handlers) appliedAsJournaled(ed *edit) (*edit, error) {
+	ed.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyChanges(ctx, ed.plan, ed.changes) }
+	return ed, nil
 }
 
 // applyOne writes one change of a kind YNAB writes one at a time, and marks it applied (with

@@ -67,7 +67,7 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 			return nil, fmt.Errorf("balance: %w", err)
 		}
 		s := createAccountSubject{Name: name, Type: typ, Balance: balance}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    createAccountTool.Name,
 			subject: s,
@@ -78,9 +78,9 @@ func (h *handlers) createAccount(ctx context.Context, req *mcp.CallToolRequest, 
 				After: fieldsJSON(map[string]any{"name": name, "type": typ, "balance": balance})}},
 		}
 		if typ == ynab.AccountCreditCard {
-			w.lines = append(w.lines, "YNAB also makes its credit card payment category.")
+			ed.lines = append(ed.lines, "YNAB also makes its credit card payment category.")
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

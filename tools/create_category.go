@@ -52,7 +52,7 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 			return nil, err
 		}
 		s := createCategorySubject{CategoryGroupID: g.ID, Name: name}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    createCategoryTool.Name,
 			subject: s,
@@ -63,23 +63,23 @@ func (h *handlers) createCategory(ctx context.Context, req *mcp.CallToolRequest,
 				After: fieldsJSON(map[string]any{"name": name, "category_group_id": g.ID}),
 			}},
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) {
 			res, err := h.YNAB.CreateCategory(ctx, p.ID, ynab.SaveCategory{Name: ynab.Some(name), CategoryGroupID: g.ID})
 			id := res.Category.ID
 			var lost *ynab.NetError
 			if errors.As(err, &lost) {
-				if found, ok := h.landedCategory(ctx, p.ID, w.changes[0]); ok {
+				if found, ok := h.landedCategory(ctx, p.ID, ed.changes[0]); ok {
 					id, err = found, nil
 				}
 			}
 			if err != nil {
 				return journal.Outcome{}, err
 			}
-			ch := w.changes[0]
+			ch := ed.changes[0]
 			ch.ID = id
 			return journal.Outcome{Changes: []journal.Change{ch}, CreatedIDs: []string{id}, ServerKnowledge: res.ServerKnowledge}, nil
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -43,7 +43,7 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 		if err := freeGroupName(p, "name", name, ""); err != nil {
 			return nil, err
 		}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    createCategoryGroupTool.Name,
 			subject: createGroupSubject{Name: name},
@@ -52,7 +52,7 @@ func (h *handlers) createCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			changes: []journal.Change{{Kind: journal.KindNewCategoryGroup, Label: "category group " + name, Before: fieldsJSON(nil),
 				After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -112,7 +112,7 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 			details = append([]string{name + " is a new payee, which YNAB creates"}, details...)
 		}
 		digits := Digits(currency(p))
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    createScheduledTransactionTool.Name,
 			subject: s,
@@ -121,19 +121,19 @@ func (h *handlers) createScheduledTransaction(ctx context.Context, req *mcp.Call
 				Before: fieldsJSON(nil), After: fieldsJSON(fields)}},
 		}
 		if len(details) > 0 {
-			w.lines = []string{strings.Join(details, ", ")}
+			ed.lines = []string{strings.Join(details, ", ")}
 		}
 		same := func(op journal.Operation) bool {
 			var prior scheduleSubject
 			return json.Unmarshal(op.Subject, &prior) == nil && prior.retryKey(p) == s.retryKey(p)
 		}
-		if err := h.enteredBefore(ctx, p, w.tool, same, w.changes); err != nil {
+		if err := h.enteredBefore(ctx, p, ed.tool, same, ed.changes); err != nil {
 			return nil, err
 		}
-		if by := w.changes[0].EnteredBy; by != "" {
-			w.notes = append(w.notes, "It is already in YNAB: an earlier identical call ("+by+") scheduled it, and its outcome may not have reached you. It will not be scheduled twice.")
+		if by := ed.changes[0].EnteredBy; by != "" {
+			ed.notes = append(ed.notes, "It is already in YNAB: an earlier identical call ("+by+") scheduled it, and its outcome may not have reached you. It will not be scheduled twice.")
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -95,7 +95,7 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 	}
 	var (
 		acct *ynab.Account
-		w    *edit
+		ed   *edit
 	)
 	build := func(ctx context.Context, p *ynab.Plan) (*edit, error) {
 		var err error
@@ -112,8 +112,8 @@ func (h *handlers) createTransactions(ctx context.Context, req *mcp.CallToolRequ
 		if err := checkNewBalance(p, acct, planned); err != nil {
 			return nil, err
 		}
-		w, err = h.createWrite(ctx, p, acct, planned, in.Approved == nil || *in.Approved)
-		return w, err
+		ed, err = h.createWrite(ctx, p, acct, planned, in.Approved == nil || *in.Approved)
+		return ed, err
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
@@ -152,29 +152,29 @@ func (h *handlers) createWrite(ctx context.Context, p *ynab.Plan, acct *ynab.Acc
 		subject.Transactions = append(subject.Transactions, t.subject)
 	}
 	digits := Digits(currency(p))
-	w := &edit{plan: p, tool: createTransactionsTool.Name, subject: subject,
+	ed := &edit{plan: p, tool: createTransactionsTool.Name, subject: subject,
 		first: fmt.Sprintf("Create %d transaction(s) on %s?", len(planned), acct.Name)}
 	for _, t := range planned {
 		label := fmt.Sprintf("%s %s %s", t.subject.Date, t.payee, FormatFlow(t.subject.Amount, digits))
-		w.lines = append(w.lines, t.line(digits))
-		w.changes = append(w.changes, newTxChange(t.save(acct.ID, approved), label))
+		ed.lines = append(ed.lines, t.line(digits))
+		ed.changes = append(ed.changes, newTxChange(t.save(acct.ID, approved), label))
 	}
 	key := retryKey(p, subject)
 	same := func(op journal.Operation) bool {
 		var s createSubject
 		return json.Unmarshal(op.Subject, &s) == nil && retryKey(p, s) == key
 	}
-	if err := h.enteredBefore(ctx, p, w.tool, same, w.changes); err != nil {
+	if err := h.enteredBefore(ctx, p, ed.tool, same, ed.changes); err != nil {
 		return nil, err
 	}
-	if n := countEntered(w.changes); n > 0 {
-		w.notes = append(w.notes, fmt.Sprintf("%d of these are already in YNAB: an earlier identical call entered them, and its outcome may not have reached you. They will not be entered twice.", n))
+	if n := countEntered(ed.changes); n > 0 {
+		ed.notes = append(ed.notes, fmt.Sprintf("%d of these are already in YNAB: an earlier identical call entered them, and its outcome may not have reached you. They will not be entered twice.", n))
 	}
 	if !approved {
-		w.notes = append(w.notes, "They will be left unapproved, for you to approve in YNAB.")
+		ed.notes = append(ed.notes, "They will be left unapproved, for you to approve in YNAB.")
 	}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		out := journal.Outcome{Changes: slices.Clone(w.changes)}
+	ed.apply = func(ctx context.Context) (journal.Outcome, error) {
+		out := journal.Outcome{Changes: slices.Clone(ed.changes)}
 		for i := range out.Changes {
 			if out.Changes[i].EnteredBy != "" {
 				out.Changes[i].Outcome = journal.OutcomeApplied
@@ -184,7 +184,7 @@ func (h *handlers) createWrite(ctx context.Context, p *ynab.Plan, acct *ynab.Acc
 		out.ServerKnowledge = k
 		return out, err
 	}
-	return w, nil
+	return ed, nil
 }
 
 // retryKey identifies a create_transactions subject across a retry: the payees by name, since a

@@ -38,7 +38,7 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 		label := scheduledLabel(p, s)
 		fields := scheduledFields(p, s)
 		delete(fields, "payee_name") // its payee_id says who; a later rename of the payee changes nothing here
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    deleteScheduledTransactionTool.Name,
 			subject: deleteScheduledSubject{ScheduledTransactionID: s.ID},
@@ -48,13 +48,13 @@ func (h *handlers) deleteScheduledTransaction(ctx context.Context, req *mcp.Call
 		}
 		switch {
 		case !slices.Contains(ynab.WritableFrequencies, s.Frequency):
-			w.notes = append(w.notes, fmt.Sprintf("This cannot be undone through avenir: it repeats %s, and YNAB's API cannot schedule a transaction that repeats so. To have it back, schedule it again in YNAB.", s.Frequency))
+			ed.notes = append(ed.notes, fmt.Sprintf("This cannot be undone through avenir: it repeats %s, and YNAB's API cannot schedule a transaction that repeats so. To have it back, schedule it again in YNAB.", s.Frequency))
 		case fields["subtransactions"] != nil:
-			w.notes = append(w.notes, "This cannot be undone through avenir: it is a split, and YNAB's API cannot schedule a split. To have it back, schedule it again in YNAB.")
+			ed.notes = append(ed.notes, "This cannot be undone through avenir: it is a split, and YNAB's API cannot schedule a split. To have it back, schedule it again in YNAB.")
 		default:
-			w.notes = append(w.notes, fmt.Sprintf("An undo schedules it again, under a new id, as long as its date (%s) has not passed.", s.DateNext))
+			ed.notes = append(ed.notes, fmt.Sprintf("An undo schedules it again, under a new id, as long as its date (%s) has not passed.", s.DateNext))
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

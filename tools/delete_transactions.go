@@ -53,7 +53,7 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 		if err != nil {
 			return nil, err
 		}
-		w := &edit{plan: p, tool: deleteTransactionsTool.Name, first: fmt.Sprintf("Delete %d transaction(s)?", len(txs))}
+		ed := &edit{plan: p, tool: deleteTransactionsTool.Name, first: fmt.Sprintf("Delete %d transaction(s)?", len(txs))}
 		var subject deletion
 		sides := map[string]int{}
 		var reconciled []string
@@ -66,22 +66,22 @@ func (h *handlers) deleteTransactions(ctx context.Context, req *mcp.CallToolRequ
 			sides[t.ID] = i
 			subject.TransactionIDs = append(subject.TransactionIDs, t.ID)
 			label := txLabel(p, t)
-			w.lines = append(w.lines, deletedLine(p, t))
-			w.changes = append(w.changes, journal.Change{Kind: journal.KindDeletedTransaction, ID: t.ID, Label: label,
+			ed.lines = append(ed.lines, deletedLine(p, t))
+			ed.changes = append(ed.changes, journal.Change{Kind: journal.KindDeletedTransaction, ID: t.ID, Label: label,
 				Before: fieldsJSON(deletedFields(p, t)), After: fieldsJSON(nil)})
 			if t.Cleared == ynab.Reconciled {
 				reconciled = append(reconciled, label)
 			}
 		}
 		if len(reconciled) > 0 {
-			w.notes = append(w.notes, fmt.Sprintf("Warning: %s reconciled; deleting moves the reconciled balance of the account.", strings.Join(reconciled, ", ")+isAre(len(reconciled))))
+			ed.notes = append(ed.notes, fmt.Sprintf("Warning: %s reconciled; deleting moves the reconciled balance of the account.", strings.Join(reconciled, ", ")+isAre(len(reconciled))))
 		}
-		w.notes = append(w.notes, "An undo enters them again with their fields, split lines and transfer, under new ids: YNAB keeps no deleted transaction to restore.")
+		ed.notes = append(ed.notes, "An undo enters them again with their fields, split lines and transfer, under new ids: YNAB keeps no deleted transaction to restore.")
 		if len(txs) > 1 {
-			w.notes = append(w.notes, fmt.Sprintf("YNAB deletes one transaction per request: this costs %d requests of the 200 it allows an hour.", len(txs)))
+			ed.notes = append(ed.notes, fmt.Sprintf("YNAB deletes one transaction per request: this costs %d requests of the 200 it allows an hour.", len(txs)))
 		}
-		w.subject = subject
-		return h.appliedAsJournaled(w)
+		ed.subject = subject
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -59,7 +59,7 @@ func (h *handlers) flagTransactions(ctx context.Context, req *mcp.CallToolReques
 		if err != nil {
 			return nil, err
 		}
-		w := &edit{plan: p, tool: flagTransactionsTool.Name}
+		ed := &edit{plan: p, tool: flagTransactionsTool.Name}
 		var subject []reflag
 		var save []ynab.SaveTransaction
 		for i, t := range txs {
@@ -70,16 +70,16 @@ func (h *handlers) flagTransactions(ctx context.Context, req *mcp.CallToolReques
 			subject = append(subject, reflag{TransactionID: t.ID, Color: after})
 			save = append(save, ynab.SaveTransaction{ID: t.ID, FlagColor: ynab.Some(flagWire(after))})
 			label := txLabel(p, t)
-			w.lines = append(w.lines, fmt.Sprintf("%s: %s → %s", label, before, after))
-			w.changes = append(w.changes, editChange(t.ID, label, "flag_color", flagJournal(before), flagJournal(after)))
+			ed.lines = append(ed.lines, fmt.Sprintf("%s: %s → %s", label, before, after))
+			ed.changes = append(ed.changes, editChange(t.ID, label, "flag_color", flagJournal(before), flagJournal(after)))
 		}
 		if len(subject) == 0 {
 			return nil, errors.New("flags: every transaction named already has the flag given: nothing to change")
 		}
-		w.subject = subject
-		w.first = fmt.Sprintf("Change the flag of %d transaction(s)?", len(subject))
-		w.apply = h.patchEdits(p.ID, save)
-		return w, nil
+		ed.subject = subject
+		ed.first = fmt.Sprintf("Change the flag of %d transaction(s)?", len(subject))
+		ed.apply = h.patchEdits(p.ID, save)
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

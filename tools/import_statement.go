@@ -569,7 +569,7 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 		sp.notes = append(sp.notes, fmt.Sprintf("Then %s is reconciled: its cleared balance equals the statement's closing balance, and %d transaction(s) are marked reconciled.",
 			sp.acct.Name, len(sp.subject.Reconciled)))
 	}
-	w := &edit{plan: p, tool: importStatementTool.Name, subject: sp.subject, first: first, notes: sp.notes}
+	ed := &edit{plan: p, tool: importStatementTool.Name, subject: sp.subject, first: first, notes: sp.notes}
 	target := ynab.Cleared
 	if sp.reconcile {
 		target = ynab.Reconciled
@@ -609,7 +609,7 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 	}
 	shown := make([][]string, showGroups)
 	for _, l := range sp.lines {
-		before := len(w.lines)
+		before := len(ed.lines)
 		amount := FormatFlow(l.Amount, digits)
 		bank := shortBank(l.bankText())
 		switch l.kind {
@@ -636,7 +636,7 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 			if c.Again {
 				again, entered = ", again without its import id", entered+1
 			}
-			w.lines = append(w.lines, fmt.Sprintf("new: %s %s %s, %s, cleared, unapproved%s%s", c.Date, shown, amount, cat, again, bankNote(bank, payee)))
+			ed.lines = append(ed.lines, fmt.Sprintf("new: %s %s %s, %s, cleared, unapproved%s%s", c.Date, shown, amount, cat, again, bankNote(bank, payee)))
 			s := ynab.SaveTransaction{AccountID: sp.acct.ID, Date: c.Date, Amount: ynab.Some(c.Amount), ImportID: ynab.Some(c.ImportID),
 				Cleared: ynab.Cleared, Approved: ynab.Some(false)}
 			if c.Again {
@@ -653,7 +653,7 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 			if c.Memo != "" {
 				s.Memo = ynab.Some(c.Memo)
 			}
-			w.changes = append(w.changes, newTxChange(s, label))
+			ed.changes = append(ed.changes, newTxChange(s, label))
 		case lineMatched:
 			state := "already cleared"
 			switch {
@@ -662,48 +662,48 @@ func (h *handlers) statementWrite(p *ynab.Plan, sp *statementPlan) (*edit, error
 			case l.tx.Cleared == ynab.Reconciled:
 				state = "reconciled already"
 			}
-			w.lines = append(w.lines, fmt.Sprintf("matched: %s %s%s → %s, %s", l.Date, amount, bankNote(bank, ""), txLabel(p, l.tx), state))
+			ed.lines = append(ed.lines, fmt.Sprintf("matched: %s %s%s → %s, %s", l.Date, amount, bankNote(bank, ""), txLabel(p, l.tx), state))
 		case lineImported:
 			state := ""
 			if l.why != "" {
 				state = ", " + l.why
 			}
-			w.lines = append(w.lines, fmt.Sprintf("already imported: %s %s%s%s", l.Date, amount, bankNote(bank, ""), state))
+			ed.lines = append(ed.lines, fmt.Sprintf("already imported: %s %s%s%s", l.Date, amount, bankNote(bank, ""), state))
 		case lineAmbiguous:
 			var fits []string
 			for _, t := range l.fits {
 				fits = append(fits, txLabel(p, t))
 			}
-			w.lines = append(w.lines, fmt.Sprintf("ambiguous, left alone: %s %s%s: %s (%s)", l.Date, amount, bankNote(bank, ""), l.why, strings.Join(fits, "; ")))
+			ed.lines = append(ed.lines, fmt.Sprintf("ambiguous, left alone: %s %s%s: %s (%s)", l.Date, amount, bankNote(bank, ""), l.why, strings.Join(fits, "; ")))
 		case lineLeftOut:
-			w.lines = append(w.lines, fmt.Sprintf("left out: %s %s%s: %s", l.Date, amount, bankNote(bank, ""), l.why))
+			ed.lines = append(ed.lines, fmt.Sprintf("left out: %s %s%s: %s", l.Date, amount, bankNote(bank, ""), l.why))
 		}
 		g := group(&l)
-		shown[g] = append(shown[g], w.lines[before:]...)
+		shown[g] = append(shown[g], ed.lines[before:]...)
 	}
-	w.lines = slices.Concat(shown...)
+	ed.lines = slices.Concat(shown...)
 	for _, id := range sp.subject.Cleared {
 		t, _ := p.Transaction(id)
-		w.changes = append(w.changes, editChange(id, txLabel(p, t), "cleared", t.Cleared, target))
+		ed.changes = append(ed.changes, editChange(id, txLabel(p, t), "cleared", t.Cleared, target))
 		marks = append(marks, ynab.SaveTransaction{ID: id, Cleared: target})
 		marked[id] = true
 	}
 	for _, id := range sp.subject.Reconciled {
 		if t, ok := p.Transaction(id); ok && !marked[id] {
-			w.changes = append(w.changes, editChange(id, txLabel(p, t), "cleared", t.Cleared, ynab.Reconciled))
+			ed.changes = append(ed.changes, editChange(id, txLabel(p, t), "cleared", t.Cleared, ynab.Reconciled))
 			marks = append(marks, ynab.SaveTransaction{ID: id, Cleared: ynab.Reconciled})
 		}
 	}
 	switch {
 	case entered > 0:
-		w.notes = append(w.notes, fmt.Sprintf("The new ones are entered unapproved, for you to approve in YNAB. %d of them an undo took back: those are entered again without their import ids, as a redo enters them, since YNAB keeps a deleted transaction's import id taken and would skip them; the others with the import ids YNAB's own file import gives them.", entered))
+		ed.notes = append(ed.notes, fmt.Sprintf("The new ones are entered unapproved, for you to approve in YNAB. %d of them an undo took back: those are entered again without their import ids, as a redo enters them, since YNAB keeps a deleted transaction's import id taken and would skip them; the others with the import ids YNAB's own file import gives them.", entered))
 	case n[lineNew] > 0:
-		w.notes = append(w.notes, "The new ones are entered unapproved, for you to approve in YNAB, with the import ids YNAB's own file import gives them.")
+		ed.notes = append(ed.notes, "The new ones are entered unapproved, for you to approve in YNAB, with the import ids YNAB's own file import gives them.")
 	}
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		return h.applyStatement(ctx, p, w.changes, marks, sp.reconcile)
+	ed.apply = func(ctx context.Context) (journal.Outcome, error) {
+		return h.applyStatement(ctx, p, ed.changes, marks, sp.reconcile)
 	}
-	return w, nil
+	return ed, nil
 }
 
 // shortBank is the bank's text of a line as a preview line shows it: at most 40 characters.

@@ -96,18 +96,18 @@ func BenchmarkImportStatementPlan(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w, err := h.statementWrite(p, sp)
+		ed, err := h.statementWrite(p, sp)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return sp, w
+		return sp, ed
 	}
-	sp, w := build()
+	sp, ed := build()
 	n := sp.count()
 	b.Logf("%d lines against %d transactions (%d on Betaalrekening): %d new, %d matched, %d already imported, %d ambiguous, %d left out; %d bytes of OFX",
 		len(sp.lines), len(p.Transactions), countOn(p, acct), n[lineNew], n[lineMatched], n[lineImported], n[lineAmbiguous], n[lineLeftOut], len(data))
-	card, err := json.Marshal(createdOut{writeOut: writeOut{Status: "confirmation_pending", Preview: w.preview(), Title: w.first,
-		Changes: w.cardLines(), Notes: w.notes, PlanName: p.Name, Tool: w.tool}})
+	card, err := json.Marshal(createdOut{writeOut: writeOut{Status: "confirmation_pending", Preview: ed.preview(), Title: ed.first,
+		Changes: ed.cardLines(), Notes: ed.notes, PlanName: p.Name, Tool: ed.tool}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,9 +115,9 @@ func BenchmarkImportStatementPlan(b *testing.B) {
 	b.Run("plan", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, w := build()
-			_ = w.preview()
-			_ = w.cardLines()
+			_, ed := build()
+			_ = ed.preview()
+			_ = ed.cardLines()
 		}
 	})
 	b.Run("mcp", func(b *testing.B) {

@@ -46,18 +46,18 @@ func (h *handlers) importTransactions(ctx context.Context, req *mcp.CallToolRequ
 				subject.LinkedAccountIDs = append(subject.LinkedAccountIDs, a.ID)
 			}
 		}
-		w := &edit{plan: p, tool: importTransactionsTool.Name, subject: subject, first: "Import transactions from linked accounts?"}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		ed := &edit{plan: p, tool: importTransactionsTool.Name, subject: subject, first: "Import transactions from linked accounts?"}
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) {
 			var err error
 			got, err = h.importAndRead(ctx, p.ID)
 			return got, err
 		}
-		w.readBack = func(ctx context.Context) (journal.Outcome, error) {
+		ed.readBack = func(ctx context.Context) (journal.Outcome, error) {
 			var err error
 			got, err = h.importedSince(ctx, p)
 			return got, err
 		}
-		return w, nil
+		return ed, nil
 	}
 	res, out, err := h.applyUnconfirmed(ctx, req, in.PlanID, build, ynab.WithinPreviewAge)
 	result := createdOut{writeOut: out, TransactionIDs: got.CreatedIDs}

@@ -68,15 +68,15 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 			subject.Merged = append(subject.Merged, y.ID)
 			names = append(names, "‘"+y.Name+"’")
 		}
-		w := &edit{plan: p, tool: mergePayeesTool.Name, subject: subject}
+		ed := &edit{plan: p, tool: mergePayeesTool.Name, subject: subject}
 		var kept []string
 		schedules := 0
 		for _, id := range subject.Merged {
 			txs, scheduled := payeeUse(p, id)
 			for _, t := range txs {
 				ch := editChange(t.ID, txLabel(p, t), "payee_id", t.PayeeID, into.ID)
-				w.changes = append(w.changes, ch)
-				w.lines = append(w.lines, describeChange(p, ch))
+				ed.changes = append(ed.changes, ch)
+				ed.lines = append(ed.lines, describeChange(p, ch))
 			}
 			for _, s := range scheduled {
 				label := scheduledLabel(p, s)
@@ -87,26 +87,26 @@ func (h *handlers) mergePayees(ctx context.Context, req *mcp.CallToolRequest, in
 				schedules++
 				ch := journal.Change{Kind: journal.KindScheduled, ID: s.ID, Label: "scheduled " + label,
 					Before: fieldsJSON(map[string]any{"payee_id": s.PayeeID}), After: fieldsJSON(map[string]any{"payee_id": into.ID})}
-				w.changes = append(w.changes, ch)
-				w.lines = append(w.lines, describeChange(p, ch))
+				ed.changes = append(ed.changes, ch)
+				ed.lines = append(ed.lines, describeChange(p, ch))
 			}
 		}
-		n := len(w.changes) - schedules
-		if len(w.changes) == 0 {
+		n := len(ed.changes) - schedules
+		if len(ed.changes) == 0 {
 			return nil, fmt.Errorf("payees: %s %s no transactions or scheduled transactions YNAB's API can move: nothing to merge", strings.Join(names, ", "), hasHave(len(names)))
 		}
-		w.first = fmt.Sprintf("Merge %d payee(s) into ‘%s’ (%d transaction(s))?", len(subject.Merged), into.Name, n)
+		ed.first = fmt.Sprintf("Merge %d payee(s) into ‘%s’ (%d transaction(s))?", len(subject.Merged), into.Name, n)
 		if schedules > 0 {
-			w.notes = append(w.notes, fmt.Sprintf("%d scheduled transaction(s) move too (one request each).", schedules))
+			ed.notes = append(ed.notes, fmt.Sprintf("%d scheduled transaction(s) move too (one request each).", schedules))
 		}
 		if len(kept) > 0 {
-			w.notes = append(w.notes, "Left as they are: YNAB's API cannot change a scheduled transaction that repeats so: "+strings.Join(kept, "; ")+". Change their payee in YNAB.")
+			ed.notes = append(ed.notes, "Left as they are: YNAB's API cannot change a scheduled transaction that repeats so: "+strings.Join(kept, "; ")+". Change their payee in YNAB.")
 		}
 		if lines := linesOf(p, subject.Merged); lines > 0 {
-			w.notes = append(w.notes, fmt.Sprintf("%d split line(s) keep their payee: YNAB's API cannot change a split's lines.", lines))
+			ed.notes = append(ed.notes, fmt.Sprintf("%d split line(s) keep their payee: YNAB's API cannot change a split's lines.", lines))
 		}
-		w.notes = append(w.notes, fmt.Sprintf("%s stay in YNAB, unused: its API cannot delete a payee (delete them in YNAB if you like; an undo does not need them gone).", strings.Join(names, ", ")))
-		return h.appliedAsJournaled(w)
+		ed.notes = append(ed.notes, fmt.Sprintf("%s stay in YNAB, unused: its API cannot delete a payee (delete them in YNAB if you like; an undo does not need them gone).", strings.Join(names, ", ")))
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -62,7 +62,7 @@ func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in m
 		if err != nil {
 			return nil, err
 		}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    moveMoneyTool.Name,
 			subject: moveSubject{FromCategoryID: m.from.ID, ToCategoryID: m.to.ID, Month: month, Amount: m.amount},
@@ -76,8 +76,8 @@ func (h *handlers) moveMoney(ctx context.Context, req *mcp.CallToolRequest, in m
 				assignedChange(p, m.to, month, m.toBefore, m.toAfter()),
 			},
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyMove(ctx, m, w.changes) }
-		return w, nil
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) { return h.applyMove(ctx, m, ed.changes) }
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -54,11 +54,11 @@ func (h *handlers) reconcileAccount(ctx context.Context, req *mcp.CallToolReques
 		if err != nil {
 			return nil, fmt.Errorf("bank_balance: %w", err)
 		}
-		w, err := h.reconcileWrite(p, acct, bank, h.Now().UTC())
+		ed, err := h.reconcileWrite(p, acct, bank, h.Now().UTC())
 		if err != nil {
 			return nil, err
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	res, out, err := h.confirmAndApply(ctx, req, in.PlanID, build, args, code)
@@ -87,29 +87,29 @@ func (h *handlers) reconcileWrite(p *ynab.Plan, acct *ynab.Account, bank int64, 
 			acct.Name, FormatPlain(bank, digits))
 	}
 	subject := reconcileSubject{AccountID: acct.ID, BankBalance: bank, Difference: diff}
-	w := &edit{plan: p, tool: reconcileAccountTool.Name, subject: subject,
+	ed := &edit{plan: p, tool: reconcileAccountTool.Name, subject: subject,
 		first: fmt.Sprintf("Reconcile %s: mark %d cleared transaction(s) reconciled?", acct.Name, len(cleared))}
 	marks := make([]ynab.SaveTransaction, 0, len(cleared)+1)
 	for _, t := range cleared {
 		marks = append(marks, ynab.SaveTransaction{ID: t.ID, Cleared: ynab.Reconciled})
-		w.changes = append(w.changes, editChange(t.ID, txLabel(p, t), "cleared", ynab.Cleared, ynab.Reconciled))
+		ed.changes = append(ed.changes, editChange(t.ID, txLabel(p, t), "cleared", ynab.Cleared, ynab.Reconciled))
 	}
 	if diff == 0 {
-		w.apply = h.patchEdits(p.ID, marks)
-		return w, nil
+		ed.apply = h.patchEdits(p.ID, marks)
+		return ed, nil
 	}
 	adj, err := adjustment(p, acct, subject, now.Format(time.DateOnly))
 	if err != nil {
 		return nil, err
 	}
 	label := fmt.Sprintf("%s %s %s", adj.Date, adjustmentPayee, FormatFlow(diff, digits))
-	w.lines = append(w.lines, fmt.Sprintf("Adjustment: %s, %s, cleared (cleared balance %s, bank balance %s)",
+	ed.lines = append(ed.lines, fmt.Sprintf("Adjustment: %s, %s, cleared (cleared balance %s, bank balance %s)",
 		label, categoryShort(p, adj.CategoryID.Value), FormatPlain(acct.ClearedBalance, digits), FormatPlain(bank, digits)))
-	w.changes = append([]journal.Change{newTxChange(adj, label)}, w.changes...)
-	w.apply = func(ctx context.Context) (journal.Outcome, error) {
-		return h.adjustAndReconcile(ctx, p, w.changes, marks)
+	ed.changes = append([]journal.Change{newTxChange(adj, label)}, ed.changes...)
+	ed.apply = func(ctx context.Context) (journal.Outcome, error) {
+		return h.adjustAndReconcile(ctx, p, ed.changes, marks)
 	}
-	return w, nil
+	return ed, nil
 }
 
 // adjustment is the transaction that brings the cleared balance to the bank's, as YNAB enters

@@ -56,7 +56,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 			}
 		}
 		txs, scheduled := payeeUse(p, y.ID)
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    renamePayeeTool.Name,
 			subject: renamePayeeSubject{PayeeID: y.ID, Name: name},
@@ -65,7 +65,7 @@ func (h *handlers) renamePayee(ctx context.Context, req *mcp.CallToolRequest, in
 			changes: []journal.Change{{Kind: journal.KindPayee, ID: y.ID, Label: "payee ‘" + y.Name + "’",
 				Before: fieldsJSON(map[string]any{"name": y.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

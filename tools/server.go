@@ -1,7 +1,3 @@
-// Package tools is avenir's MCP surface: one file per tool, the guide resource, and the server
-// that holds them. A tool resolves names to ids, reads the plan through the YNAB client's delta
-// cache, and — for a write — builds a plan of changes, asks the person through confirm.Ask,
-// journals it write-ahead and only then calls YNAB.
 package tools
 
 import (

@@ -57,7 +57,7 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 			return nil, fmt.Errorf("%s already has %s assigned for %s: nothing to change", cat.Name, FormatPlain(amount, Digits(currency(p))), month)
 		}
 		digits := Digits(currency(p))
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    setCategoryBudgetTool.Name,
 			subject: budgetSubject{CategoryID: cat.ID, Month: month, Amount: amount},
@@ -68,7 +68,7 @@ func (h *handlers) setCategoryBudget(ctx context.Context, req *mcp.CallToolReque
 				return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
 			},
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

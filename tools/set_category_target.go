@@ -87,7 +87,7 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 		if bytes.Equal(before.fields(), after.fields()) && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("%s already has that target (%s): nothing to change", cat.Name, before.words(digits))
 		}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    setCategoryTargetTool.Name,
 			subject: s,
@@ -98,16 +98,16 @@ func (h *handlers) setCategoryTarget(ctx context.Context, req *mcp.CallToolReque
 			}},
 		}
 		if !before.restorable() && !before.keepsKind(s) {
-			w.notes = append(w.notes, fmt.Sprintf("Warning: undo could not restore the current target of %s (%s) exactly: YNAB's API cannot create a target of that kind.",
+			ed.notes = append(ed.notes, fmt.Sprintf("Warning: undo could not restore the current target of %s (%s) exactly: YNAB's API cannot create a target of that kind.",
 				cat.Name, before.words(digits)))
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) {
 			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, s.save())
-			ch := w.changes[0]
+			ch := ed.changes[0]
 			ch.After = targetOf(&res.Category).fields()
 			return journal.Outcome{Changes: []journal.Change{ch}, ServerKnowledge: res.ServerKnowledge}, err
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -318,11 +318,6 @@ func monthTallies(p *ynab.Plan, flows []flow) ([]monthTally, error) {
 	return out, nil
 }
 
-func addMonthsTo(month string, n int) string {
-	t := isoDay(month)
-	return time.Date(t.Year(), t.Month()+time.Month(n), 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-}
-
 // monthGroups shows the months as the report's groups, each against the calendar month before
 // it (the first against the flows of the month before the period).
 func monthGroups(p *ynab.Plan, months []monthTally, beforeFlows []flow) []spendingGroup {

@@ -62,7 +62,7 @@ func (h *handlers) splitTransaction(ctx context.Context, req *mcp.CallToolReques
 		}
 		digits := Digits(currency(p))
 		lines := make([]splitLine, len(in.Lines))
-		w := &edit{plan: p, tool: splitTransactionTool.Name, notes: []string{splitWarning}}
+		ed := &edit{plan: p, tool: splitTransactionTool.Name, notes: []string{splitWarning}}
 		var sum int64
 		for i, l := range in.Lines {
 			line, cat, err := readSplitLine(p, i, l)
@@ -78,27 +78,27 @@ func (h *handlers) splitTransaction(ctx context.Context, req *mcp.CallToolReques
 			if line.Memo != nil {
 				text += fmt.Sprintf(" (memo: %s)", *line.Memo)
 			}
-			w.lines = append(w.lines, text)
+			ed.lines = append(ed.lines, text)
 		}
 		if sum != t.Amount {
 			return nil, splitSumError(t.Amount, sum, digits)
 		}
-		w.subject = splitSubject{TransactionID: t.ID, Lines: lines}
+		ed.subject = splitSubject{TransactionID: t.ID, Lines: lines}
 		label := txLabel(p, t)
-		w.first = fmt.Sprintf("Split %s into %d lines?", label, len(lines))
-		w.changes = []journal.Change{{
+		ed.first = fmt.Sprintf("Split %s into %d lines?", label, len(lines))
+		ed.changes = []journal.Change{{
 			Kind: journal.KindTransaction, ID: t.ID, Label: label,
 			Before: fieldsJSON(map[string]any{"category_id": t.CategoryID}),
 			After:  fieldsJSON(map[string]any{"category_id": nil, "subtransactions": lines}),
 		}}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) {
 			res, err := h.YNAB.UpdateTransaction(ctx, p.ID, t.ID, splitSave(t, lines))
 			if err != nil {
 				return journal.Outcome{}, err
 			}
 			return splitOutcome(p, t, res, len(lines))
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

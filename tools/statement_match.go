@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -221,20 +220,6 @@ func matchLines(p *ynab.Plan, acct *ynab.Account, ls []stmtLine, undone map[stri
 // person (no import id), is not matched yet, and is neither a split nor a transfer.
 func ynabWouldMatch(p *ynab.Plan, t *ynab.TransactionSummary) bool {
 	return t.ImportID == nil && t.MatchedTransactionID == nil && t.TransferAccountID == nil && len(p.Lines(t.ID)) == 0
-}
-
-// dayGap is how many days apart two dates (YYYY-MM-DD) are; a large number for one unreadable.
-func dayGap(a, b string) int {
-	x, err1 := time.Parse(time.DateOnly, a)
-	y, err2 := time.Parse(time.DateOnly, b)
-	if err1 != nil || err2 != nil {
-		return 1 << 20
-	}
-	d := int(x.Sub(y).Hours() / 24)
-	if d < 0 {
-		d = -d
-	}
-	return d
 }
 
 // alikeness is how many of the words of t's payee (and of the bank text YNAB kept of it) are

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,7 +63,7 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 		if err != nil {
 			return nil, err
 		}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    undoOperationTool.Name,
 			subject: undoSubject{OperationID: op.ID},
@@ -72,25 +71,25 @@ func (h *handlers) undoOperation(ctx context.Context, req *mcp.CallToolRequest, 
 			changes: inverse.Changes,
 			undoOf:  op.ID,
 		}
-		w.lines = undoLines(p, op, inverse.Changes)
+		ed.lines = undoLines(p, op, inverse.Changes)
 		for _, ch := range inverse.Changes {
 			if note := targetLoss(p, ch); note != "" {
-				w.notes = append(w.notes, note)
+				ed.notes = append(ed.notes, note)
 			}
 		}
 		if createdPayees(op) {
-			w.notes = append(w.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
+			ed.notes = append(ed.notes, "The payees YNAB created for these transactions stay: YNAB's API cannot delete a payee.")
 		}
-		w.notes = append(w.notes, undoNotes(inverse.Changes)...)
+		ed.notes = append(ed.notes, undoNotes(inverse.Changes)...)
 		left = nil
 		for _, l := range inverse.LeftAlone {
 			left = append(left, fmt.Sprintf("%s (%s)", l.Change.Label, l.Why))
-			w.notes = append(w.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
+			ed.notes = append(ed.notes, fmt.Sprintf("Left alone, %s: %s", l.Why, l.Change.Label))
 		}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) {
-			return h.applyChanges(ctx, p, w.changes)
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) {
+			return h.applyChanges(ctx, p, ed.changes)
 		}
-		return w, nil
+		return ed, nil
 	}
 	res, out, err := h.confirmAndApply(ctx, req, op.PlanID, build, undoOperationIn{OperationID: op.ID}, in.Confirmation)
 	if out.Status == "applied" || out.Status == "confirmation_required" {
@@ -157,147 +156,6 @@ func undoLines(p *ynab.Plan, op journal.Operation, changes []journal.Change) []s
 		}
 	}
 	return append(head, lines...)
-}
-
-// describeChange is one line of a preview: what happens to one thing.
-func describeChange(p *ynab.Plan, ch journal.Change) string {
-	switch ch.Kind {
-	case journal.KindDeletedTransaction:
-		return "Delete " + ch.Label
-	case journal.KindNewTransaction:
-		return "Create " + ch.Label
-	case journal.KindDeletedScheduled:
-		return "Delete the scheduled transaction " + ch.Label
-	case journal.KindNewScheduled:
-		return "Schedule " + ch.Label
-	}
-	before, _ := decodeFields(ch.Before)
-	after, _ := decodeFields(ch.After)
-	var parts []string
-	if b, a := payeeWords(p, before), payeeWords(p, after); a != "" && a != b {
-		parts = append(parts, "payee "+b+" → "+a)
-	}
-	names := make([]string, 0, len(after))
-	for k := range after {
-		if k != "payee_id" && k != "payee_name" && k != "transfer" {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		if strings.HasPrefix(k, "goal_") || undo.Holds(map[string]json.RawMessage{k: before[k]}, fieldsJSON(map[string]any{k: after[k]})) {
-			continue
-		}
-		name := fieldNames[k]
-		if name != "" && (len(after) > 1 || !slices.Contains(unnamedFields, k)) {
-			name += " "
-		} else {
-			name = ""
-		}
-		parts = append(parts, name+fieldWords(p, k, before[k])+" → "+fieldWords(p, k, after[k]))
-	}
-	if _, ok := after["goal_type"]; ok {
-		parts = append(parts, "target "+targetWords(p, before)+" → "+targetWords(p, after))
-	}
-	return ch.Label + ": " + strings.Join(parts, ", ")
-}
-
-// fieldNames name the fields of a change in a preview line ("date 2026-12-01 → 2026-11-30").
-// A change of one of unnamedFields alone shows its values only, which say what they are.
-var (
-	fieldNames = map[string]string{"account_id": "account", "amount": "amount", "approved": "approval", "category_id": "category",
-		"category_group_id": "group", "cleared": "cleared", "date": "date", "flag_color": "flag", "frequency": "frequency",
-		"memo": "memo", "name": "name", "note": "note"}
-	unnamedFields = []string{"approved", "budgeted", "category_group_id", "category_id", "flag_color", "name"}
-)
-
-// payeeWords names the payee of a change's fields: an existing one by its name, a new one by
-// the name it will have; "" when the fields name no payee.
-func payeeWords(p *ynab.Plan, f map[string]json.RawMessage) string {
-	var s *string
-	if raw, ok := f["payee_name"]; ok && json.Unmarshal(raw, &s) == nil && s != nil {
-		return *s + " (new payee)"
-	}
-	raw, ok := f["payee_id"]
-	if !ok {
-		return ""
-	}
-	if json.Unmarshal(raw, &s) != nil || s == nil {
-		return "no payee"
-	}
-	if n := payeeName(p, s); n != "" {
-		return n
-	}
-	return *s
-}
-
-// fieldWords shows one field's value the way a person reads it.
-func fieldWords(p *ynab.Plan, field string, raw json.RawMessage) string {
-	var s *string
-	switch field {
-	case "category_id":
-		_ = json.Unmarshal(raw, &s)
-		return categoryShort(p, s)
-	case "category_group_id":
-		_ = json.Unmarshal(raw, &s)
-		if s == nil {
-			return "no group"
-		}
-		return groupName(p, *s)
-	case "flag_color":
-		_ = json.Unmarshal(raw, &s)
-		if s == nil || *s == "" {
-			return "none"
-		}
-		return *s
-	case "approved":
-		var b bool
-		_ = json.Unmarshal(raw, &b)
-		if b {
-			return "approved"
-		}
-		return "not approved"
-	case "budgeted":
-		var n int64
-		_ = json.Unmarshal(raw, &n)
-		return FormatPlain(n, Digits(currency(p)))
-	case "name":
-		_ = json.Unmarshal(raw, &s)
-		return "‘" + str(s) + "’"
-	case "amount":
-		var n int64
-		_ = json.Unmarshal(raw, &n)
-		return FormatFlow(n, Digits(currency(p)))
-	case "account_id":
-		_ = json.Unmarshal(raw, &s)
-		return accountName(p, str(s))
-	case "memo":
-		_ = json.Unmarshal(raw, &s)
-		if s == nil || *s == "" {
-			return "none"
-		}
-		return quoted(*s)
-	case "note":
-		_ = json.Unmarshal(raw, &s)
-		return noteWords(s)
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil || v == nil {
-		return "none"
-	}
-	return fmt.Sprint(v)
-}
-
-// targetWords describes a target from a category's goal fields.
-func targetWords(p *ynab.Plan, f map[string]json.RawMessage) string {
-	return targetFrom(f).words(Digits(currency(p)))
-}
-
-func targetFrom(f map[string]json.RawMessage) target {
-	var c ynab.Category
-	b, _ := json.Marshal(f)
-	_ = json.Unmarshal(b, &c)
-	return targetOf(&c)
 }
 
 // targetLoss warns when the target an undo puts back is of a kind YNAB's API cannot set and the

@@ -63,7 +63,7 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 		before := map[string]any{"name": cat.Name, "category_group_id": from.ID}
 		after := map[string]any{"name": s.Name, "category_group_id": to.ID}
 		save := ynab.SaveCategory{Name: ynab.Some(s.Name), CategoryGroupID: to.ID}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    updateCategoryTool.Name,
 			subject: s,
@@ -72,15 +72,15 @@ func (h *handlers) updateCategory(ctx context.Context, req *mcp.CallToolRequest,
 		if s.Note != nil {
 			before["note"], after["note"] = cat.Note, noteAfter(*s.Note)
 			save.Note = ynab.Opt[string]{Set: true, Value: noteAfter(*s.Note)}
-			w.lines = append(w.lines, fmt.Sprintf("Note: %s → %s", noteWords(cat.Note), noteWords(noteAfter(*s.Note))))
+			ed.lines = append(ed.lines, fmt.Sprintf("Note: %s → %s", noteWords(cat.Note), noteWords(noteAfter(*s.Note))))
 		}
-		w.changes = []journal.Change{{Kind: journal.KindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
+		ed.changes = []journal.Change{{Kind: journal.KindCategory, ID: cat.ID, Label: categoryLabel(p, cat.ID),
 			Before: fieldsJSON(before), After: fieldsJSON(after)}}
-		w.apply = func(ctx context.Context) (journal.Outcome, error) {
+		ed.apply = func(ctx context.Context) (journal.Outcome, error) {
 			res, err := h.YNAB.UpdateCategory(ctx, p.ID, cat.ID, save)
 			return journal.Outcome{ServerKnowledge: res.ServerKnowledge}, err
 		}
-		return w, nil
+		return ed, nil
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -50,7 +50,7 @@ func (h *handlers) updateCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 		if err := freeGroupName(p, "name", name, g.ID); err != nil {
 			return nil, err
 		}
-		w := &edit{
+		ed := &edit{
 			plan:    p,
 			tool:    updateCategoryGroupTool.Name,
 			subject: renameGroupSubject{CategoryGroupID: g.ID, Name: name},
@@ -58,7 +58,7 @@ func (h *handlers) updateCategoryGroup(ctx context.Context, req *mcp.CallToolReq
 			changes: []journal.Change{{Kind: journal.KindCategoryGroup, ID: g.ID, Label: "category group " + g.Name,
 				Before: fieldsJSON(map[string]any{"name": g.Name}), After: fieldsJSON(map[string]any{"name": name})}},
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -68,13 +68,13 @@ func (h *handlers) updateScheduledTransaction(ctx context.Context, req *mcp.Call
 		if len(e.after) == 0 && !confirming(ctx, req, in.Confirmation) {
 			return nil, fmt.Errorf("the scheduled transaction %s already has the values given: nothing to change", label)
 		}
-		w := &edit{plan: p, tool: updateScheduledTransactionTool.Name, subject: subject,
+		ed := &edit{plan: p, tool: updateScheduledTransactionTool.Name, subject: subject,
 			first: fmt.Sprintf("Change the scheduled transaction %s?", label)}
 		if len(e.after) > 0 {
 			ch := journal.Change{Kind: journal.KindScheduled, ID: s.ID, Label: label, Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
-			w.changes, w.lines = []journal.Change{ch}, []string{describeChange(p, ch)}
+			ed.changes, ed.lines = []journal.Change{ch}, []string{describeChange(p, ch)}
 		}
-		return h.appliedAsJournaled(w)
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -72,7 +72,7 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 		if err != nil {
 			return nil, err
 		}
-		w := &edit{plan: p, tool: updateTransactionsTool.Name}
+		ed := &edit{plan: p, tool: updateTransactionsTool.Name}
 		subject := make([]txEdit, 0, len(txs))
 		now := h.Now().UTC()
 		for i, t := range txs {
@@ -88,13 +88,13 @@ func (h *handlers) updateTransactions(ctx context.Context, req *mcp.CallToolRequ
 				continue // agreed to already, and YNAB holds it since: writing it again harms nothing
 			}
 			ch := journal.Change{Kind: journal.KindTransaction, ID: t.ID, Label: txLabel(p, t), Before: fieldsJSON(e.before), After: fieldsJSON(e.after)}
-			w.changes = append(w.changes, ch)
-			w.lines = append(w.lines, describeChange(p, ch))
-			w.notes = append(w.notes, e.notes...)
+			ed.changes = append(ed.changes, ch)
+			ed.lines = append(ed.lines, describeChange(p, ch))
+			ed.notes = append(ed.notes, e.notes...)
 		}
-		w.subject = subject
-		w.first = fmt.Sprintf("Change %d transaction(s)?", len(w.changes))
-		return h.appliedAsJournaled(w)
+		ed.subject = subject
+		ed.first = fmt.Sprintf("Change %d transaction(s)?", len(ed.changes))
+		return h.appliedAsJournaled(ed)
 	}
 	args, code := splitCode(in)
 	return h.confirmAndApply(ctx, req, in.PlanID, build, args, code)

@@ -39,7 +39,7 @@ type edit struct {
 	notes   []string // warnings shown after the lines
 	changes []journal.Change
 	undoOf  string
-	// apply makes the change in YNAB. Its outcome's Changes, when set, are w.changes index by
+	// apply makes the change in YNAB. Its outcome's Changes, when set, are ed.changes index by
 	// index, each marked applied once YNAB's answer showed it (with the id YNAB gave a created
 	// thing) and left without an outcome otherwise; the write path settles those. apply stops
 	// at the first request that fails and returns that error: it never retries, and never puts
@@ -73,17 +73,17 @@ const recordTimeout = 10 * time.Second
 
 // preview is the text the person sees: the first line, the change lines (at most 20, then
 // "… and N more"), then any warnings.
-func (w *edit) preview() string {
+func (ed *edit) preview() string {
 	var b strings.Builder
-	b.WriteString(w.first)
-	for i, l := range w.lines {
+	b.WriteString(ed.first)
+	for i, l := range ed.lines {
 		if i == maxPreviewLines {
-			fmt.Fprintf(&b, "\n… and %d more", len(w.lines)-maxPreviewLines)
+			fmt.Fprintf(&b, "\n… and %d more", len(ed.lines)-maxPreviewLines)
 			break
 		}
 		b.WriteString("\n" + l)
 	}
-	for _, n := range w.notes {
+	for _, n := range ed.notes {
 		b.WriteString("\n" + n)
 	}
 	return b.String()
@@ -173,15 +173,15 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	w, err := build(ctx, p)
+	ed, err := build(ctx, p)
 	if err != nil {
 		return nil, writeOut{result: result{PlanID: p.ID}}, err
 	}
-	out := writeOut{result: result{PlanID: w.plan.ID}}
-	preview := w.preview()
+	out := writeOut{result: result{PlanID: ed.plan.ID}}
+	preview := ed.preview()
 	dec, err := h.Confirm.Ask(ctx, req, confirm.Question{
-		Tool: w.tool, PlanID: w.plan.ID, Subject: w.subject, Preview: preview, Args: args, Confirmation: code,
-		Card: w.cardPreview(),
+		Tool: ed.tool, PlanID: ed.plan.ID, Subject: ed.subject, Preview: preview, Args: args, Confirmation: code,
+		Card: ed.cardPreview(),
 	})
 	switch {
 	case err != nil:
@@ -193,7 +193,7 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 		// goes where every host hands it to the card: the structured content and the text's last
 		// line, which a view given content only reads (modelcontextprotocol/ext-apps#696).
 		out.Status, out.Preview, out.Message = dec.Reply.Status, dec.Reply.Preview, dec.Reply.Message
-		out.Title, out.Changes, out.Notes, out.PlanName, out.Tool = w.first, w.cardLines(), w.notes, w.plan.Name, w.tool
+		out.Title, out.Changes, out.Notes, out.PlanName, out.Tool = ed.first, ed.cardLines(), ed.notes, ed.plan.Name, ed.tool
 		out.Card = &cardRef{Handle: dec.Reply.Handle, Version: confirm.CardVersion}
 		return nil, out, nil
 	case dec.Reply != nil:
@@ -206,7 +206,7 @@ func (h *handlers) confirmAndApply(ctx context.Context, req *mcp.CallToolRequest
 	case !dec.Proceed:
 		return nil, out, errors.New("the confirmation gave no answer; nothing was written") // fail closed
 	}
-	return h.applyLocked(ctx, req, w, build, preview, dec.Fingerprint, string(dec.Mode))
+	return h.applyLocked(ctx, req, ed, build, preview, dec.Fingerprint, string(dec.Mode))
 }
 
 // applyUnconfirmed journals and applies a write that needs no confirmation
@@ -228,15 +228,15 @@ func (h *handlers) applyUnconfirmed(ctx context.Context, req *mcp.CallToolReques
 	if err != nil {
 		return nil, out, err
 	}
-	w, err := build(ctx, p)
+	ed, err := build(ctx, p)
 	if err != nil {
 		return nil, out, err
 	}
-	fp, err := confirm.Fingerprint(w.plan.ID, w.subject)
+	fp, err := confirm.Fingerprint(ed.plan.ID, ed.subject)
 	if err != nil {
-		return nil, out, fmt.Errorf("%s: %w", w.tool, err)
+		return nil, out, fmt.Errorf("%s: %w", ed.tool, err)
 	}
-	return h.journalAndApply(ctx, req, w, w.preview(), fp, "none", "")
+	return h.journalAndApply(ctx, req, ed, agreed{preview: ed.preview(), fingerprint: fp, via: "none"})
 }
 
 // applyLocked applies what the person agreed to (shown, whose preview they saw and whose
@@ -256,22 +256,22 @@ func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, sh
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the plan before writing: %w; nothing was written", err)
 	}
-	w, err := build(ctx, p)
+	ed, err := build(ctx, p)
 	if err != nil {
 		// What the person agreed to can no longer be built: the plan moved under it.
 		return nil, out, fmt.Errorf("%w What changed: %v.", confirm.ErrPlanChanged, err)
 	}
-	if fp, err := confirm.Fingerprint(w.plan.ID, w.subject); err != nil || fp != fingerprint {
+	if fp, err := confirm.Fingerprint(ed.plan.ID, ed.subject); err != nil || fp != fingerprint {
 		return nil, out, confirm.ErrPlanChanged
 	}
 	if preview == "" {
-		preview = w.preview()
+		preview = ed.preview()
 	}
 	var moved string
-	if now := w.preview(); now != preview && via != "none" {
+	if now := ed.preview(); now != preview && via != "none" {
 		moved = "Since the preview, the plan changed before this write: it was applied to the plan as it is now:\n" + now
 	}
-	return h.journalAndApply(ctx, req, w, preview, fingerprint, via, moved)
+	return h.journalAndApply(ctx, req, ed, agreed{preview: preview, fingerprint: fingerprint, via: via, moved: moved})
 }
 
 // lockKey marks a context whose call holds the write lock of the plan it names.
@@ -284,27 +284,44 @@ func holdsLock(ctx context.Context, planID string) bool {
 	return id != "" && id == planID
 }
 
-// journalAndApply journals the write ahead, applies it, and journals what YNAB holds, change by
-// change. moved, if set, says how the before-state differed from the preview.
-func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest, w *edit, preview, fingerprint, via, moved string) (*mcp.CallToolResult, writeOut, error) {
-	out := writeOut{result: result{PlanID: w.plan.ID}}
-	subject, err := json.Marshal(w.subject)
+// agreed is what the journal records of the person's agreement with a write: the preview they
+// saw, the fingerprint of the subject they agreed to, how they confirmed ("none" for the tools
+// that ask nobody), and moved, when the before-state changed since the preview, how.
+type agreed struct {
+	preview, fingerprint, via, moved string
+}
+
+// journalAndApply writes ed as the person agreed to it: applied under the journal, then its
+// outcome recorded, change by change.
+func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest, ed *edit, a agreed) (*mcp.CallToolResult, writeOut, error) {
+	op, outcome, applyErr, err := h.applyJournaled(ctx, req, ed, a)
 	if err != nil {
-		return nil, out, fmt.Errorf("%s: recording the change: %w", w.tool, err)
+		return nil, writeOut{result: result{PlanID: ed.plan.ID}}, err
 	}
-	op, err := h.Journal.Prepare(ctx, journal.Draft{
-		PlanID: w.plan.ID, Tool: w.tool, Subject: subject, Fingerprint: fingerprint, Preview: preview,
-		Summary: happened(w.first), Changes: w.changes, ConfirmedVia: via, Client: clientOf(req), UndoOf: w.undoOf,
-		KnowledgeBefore: w.plan.Knowledge,
+	return h.recordOutcome(ctx, ed, a, op, outcome, applyErr)
+}
+
+// applyJournaled journals the write ahead ("prepared"), applies it, and, when YNAB's answer
+// leaves its outcome in doubt, reads YNAB to learn what is there. It returns the prepared
+// operation, what YNAB holds change by change and why a request failed (nil when none did);
+// err, when the outcome could not be learnt (the entry stays prepared) or nothing was written.
+func (h *handlers) applyJournaled(ctx context.Context, req *mcp.CallToolRequest, ed *edit, a agreed) (op journal.Operation, outcome journal.Outcome, applyErr, err error) {
+	subject, err := json.Marshal(ed.subject)
+	if err != nil {
+		return op, outcome, nil, fmt.Errorf("%s: recording the change: %w", ed.tool, err)
+	}
+	op, err = h.Journal.Prepare(ctx, journal.Draft{
+		PlanID: ed.plan.ID, Tool: ed.tool, Subject: subject, Fingerprint: a.fingerprint, Preview: a.preview,
+		Summary: happened(ed.first), Changes: ed.changes, ConfirmedVia: a.via, Client: clientOf(req), UndoOf: ed.undoOf,
+		KnowledgeBefore: ed.plan.Knowledge,
 	})
 	if err != nil {
-		return nil, out, because(reasonError, "", fmt.Errorf("avenir could not record the change in its journal, so nothing was written to YNAB: %w", err))
+		return op, outcome, nil, because(reasonError, "", fmt.Errorf("avenir could not record the change in its journal, so nothing was written to YNAB: %w", err))
 	}
-	counter := ynab.CounterFrom(ctx)
-	outcome, applyErr := w.apply(ctx)
-	outcome.Changes = alignChanges(w.changes, outcome.Changes)
-	if moved != "" {
-		outcome.Note = strings.TrimSpace(outcome.Note + "\n" + moved)
+	outcome, applyErr = ed.apply(ctx)
+	outcome.Changes = alignChanges(ed.changes, outcome.Changes)
+	if a.moved != "" {
+		outcome.Note = strings.TrimSpace(outcome.Note + "\n" + a.moved)
 	}
 	switch {
 	case applyErr == nil:
@@ -315,17 +332,16 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 	case len(outcome.Changes) == 0:
 		// Nothing was planned that a read could look for (an import): the write reads what YNAB
 		// did its own way, or the outcome stays unknown.
-		if w.readBack == nil {
-			return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("whether YNAB did anything is not known: %v, and avenir has no read that tells. "+
+		if ed.readBack == nil {
+			return op, outcome, applyErr, because(reasonNotSettled, op.ID, fmt.Errorf("whether YNAB did anything is not known: %v, and avenir has no read that tells. "+
 				"Journal entry %s stays prepared; check in YNAB before trying again", applyErr, op.ID))
 		}
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-		var err error
-		outcome, err = w.readBack(settleCtx)
+		outcome, err = ed.readBack(settleCtx)
 		cancel()
 		if err != nil {
 			h.log.Warn("could not check what a write did", "operation", op.ID, "err", err)
-			return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("whether YNAB did anything is not known: %v, and reading YNAB to see failed too (%v). "+
+			return op, outcome, applyErr, because(reasonNotSettled, op.ID, fmt.Errorf("whether YNAB did anything is not known: %v, and reading YNAB to see failed too (%v). "+
 				"Journal entry %s stays prepared; list_transactions shows what is there", applyErr, err, op.ID))
 		}
 		outcome.ReadBack, outcome.Error = true, applyErr.Error()
@@ -340,18 +356,27 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 			var known []string
 			for _, c := range outcome.Changes {
 				if c.Outcome == journal.OutcomeApplied {
-					known = append(known, c.Label+describeAfter(c, Digits(currency(w.plan))))
+					known = append(known, c.Label+describeAfter(c, Digits(currency(ed.plan))))
 				}
 			}
 			shown := ""
 			if len(known) > 0 {
 				shown = fmt.Sprintf(" YNAB's answers showed this part in YNAB: %s; the rest is not known.", strings.Join(known, "; "))
 			}
-			return nil, out, because(reasonNotSettled, op.ID, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v).%s "+
+			return op, outcome, applyErr, because(reasonNotSettled, op.ID, fmt.Errorf("whether the change was made is not known: %v, and reading YNAB to see what it holds failed too (%v).%s "+
 				"Journal entry %s stays prepared; avenir settles it by reading YNAB when it next starts. Check in YNAB before trying again", applyErr, err, shown, op.ID))
 		}
 		outcome.Changes, outcome.ReadBack, outcome.Error = checked, true, applyErr.Error()
 	}
+	return op, outcome, applyErr, nil
+}
+
+// recordOutcome records in the journal what YNAB holds of the prepared operation op (outcome, and
+// applyErr, why a request failed), and makes the write's result from what was recorded: applied,
+// or an error that says what is in YNAB and what is not.
+func (h *handlers) recordOutcome(ctx context.Context, ed *edit, a agreed, op journal.Operation, outcome journal.Outcome, applyErr error) (*mcp.CallToolResult, writeOut, error) {
+	out := writeOut{result: result{PlanID: ed.plan.ID}}
+	counter := ynab.CounterFrom(ctx)
 	outcome.Requests = counter.N()
 	if len(outcome.CreatedIDs) == 0 {
 		for _, c := range outcome.Changes {
@@ -363,6 +388,7 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 	// YNAB has answered: what it did is recorded even if the client has gone away meanwhile.
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	var recorded journal.Operation
+	var err error
 	if countOutcome(outcome.Changes, journal.OutcomeApplied) == 0 && (len(outcome.Changes) > 0 || outcome.ReadBack) {
 		recorded, err = h.Journal.Failed(recordCtx, op.ID, applyErr.Error(), counter.N())
 	} else {
@@ -381,16 +407,16 @@ func (h *handlers) journalAndApply(ctx context.Context, req *mcp.CallToolRequest
 		}
 		return nil, out, because(reasonYNABRefused, op.ID, fmt.Errorf("%w (nothing was written; journal entry %s records the attempt)", applyErr, op.ID))
 	case journal.StatusPartial:
-		return nil, out, because(reasonPartial, op.ID, errors.New(partialMessage(recorded, applyErr, Digits(currency(w.plan)))))
+		return nil, out, because(reasonPartial, op.ID, errors.New(partialMessage(recorded, applyErr, Digits(currency(ed.plan)))))
 	}
-	out.Status, out.OperationID, out.Summary = "applied", op.ID, happened(w.first)
+	out.Status, out.OperationID, out.Summary = "applied", op.ID, happened(ed.first)
 	out.recorded = &recorded
 	out.Undoable = ptr(undo.Refusal(recorded) == nil)
-	if via == string(confirm.ModeApp) {
-		out.Changes = outcomeLines(w.plan, recorded.Changes)
+	if a.via == string(confirm.ModeApp) {
+		out.Changes = outcomeLines(ed.plan, recorded.Changes)
 	}
-	if moved != "" {
-		out.Message = moved
+	if a.moved != "" {
+		out.Message = a.moved
 	}
 	return nil, out, nil
 }
@@ -410,18 +436,6 @@ func partialMessage(op journal.Operation, cause error, digits int) string {
 		"Journal entry %s records exactly this: undo_operation %s takes back the part that is in YNAB; "+
 		"to finish instead, ask for the missing part again",
 		cause, strings.Join(in, "; "), strings.Join(notIn, "; "), op.ID, op.ID)
-}
-
-// describeAfter is " (assigned now X)" for a change whose after-state is an assigned amount,
-// the common case of a multi-request write (move_money); otherwise empty.
-func describeAfter(c journal.Change, digits int) string {
-	var f struct {
-		Budgeted *int64 `json:"budgeted"`
-	}
-	if c.Kind != journal.KindMonthCategory || json.Unmarshal(c.After, &f) != nil || f.Budgeted == nil {
-		return ""
-	}
-	return fmt.Sprintf(" (assigned now %s)", FormatPlain(*f.Budgeted, digits))
 }
 
 // alignChanges returns the planned changes with what apply learnt of each: given, if set, is

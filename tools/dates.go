@@ -1,5 +1,8 @@
 package tools
 
+// Dates as avenir reads and writes them: the arguments people give (ParseMonth, ParseDate), and
+// the YYYY-MM-DD strings YNAB and avenir exchange, counted in days and months.
+
 import (
 	"fmt"
 	"strconv"
@@ -100,4 +103,39 @@ func firstOfMonth(year int, month time.Month) string { return formatDate(year, m
 // formatDate normalises day and month overflow and writes YYYY-MM-DD.
 func formatDate(year int, month time.Month, day int) string {
 	return time.Date(year, month, day, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// isoDay parses a YYYY-MM-DD that avenir itself produced or YNAB sent.
+func isoDay(s string) time.Time {
+	t, _ := time.Parse(time.DateOnly, s)
+	return t
+}
+
+// lastDayOf is the last day of the month a date is in.
+func lastDayOf(date string) string {
+	t := isoDay(date)
+	return time.Date(t.Year(), t.Month()+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// daysApart is b − a in days.
+func daysApart(a, b string) int { return int(isoDay(b).Sub(isoDay(a)).Hours() / 24) }
+
+// dayGap is how many days apart two dates (YYYY-MM-DD) are; a large number for one unreadable.
+func dayGap(a, b string) int {
+	x, err1 := time.Parse(time.DateOnly, a)
+	y, err2 := time.Parse(time.DateOnly, b)
+	if err1 != nil || err2 != nil {
+		return 1 << 20
+	}
+	d := int(x.Sub(y).Hours() / 24)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// addMonthsTo is the first of the month n months after month (before, for n < 0).
+func addMonthsTo(month string, n int) string {
+	t := isoDay(month)
+	return time.Date(t.Year(), t.Month()+time.Month(n), 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 }
