@@ -58,22 +58,22 @@ type journalCmd struct {
 	entropy io.Reader
 }
 
-func runJournal(_ context.Context, args []string, e env) error {
-	return journalCmd{now: time.Now, loc: time.Local}.run(args, e)
+func runJournal(ctx context.Context, args []string, e env) error {
+	return journalCmd{now: time.Now, loc: time.Local}.run(ctx, args, e)
 }
 
-func (c journalCmd) run(args []string, e env) error {
+func (c journalCmd) run(ctx context.Context, args []string, e env) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, journalUsage)
 		return usagef("journal: say list, show or resolve")
 	}
 	switch args[0] {
 	case "list":
-		return c.list(args[1:], e)
+		return c.list(ctx, args[1:], e)
 	case "show":
-		return c.show(args[1:], e)
+		return c.show(ctx, args[1:], e)
 	case "resolve":
-		return c.resolve(args[1:], e)
+		return c.resolve(ctx, args[1:], e)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, journalUsage)
 		return errHelp
@@ -83,7 +83,7 @@ func (c journalCmd) run(args []string, e env) error {
 	}
 }
 
-func (c journalCmd) list(args []string, e env) error {
+func (c journalCmd) list(ctx context.Context, args []string, e env) error {
 	fs := flag.NewFlagSet("journal list", flag.ContinueOnError)
 	plan := fs.String("plan", "", "")
 	tool := fs.String("tool", "", "")
@@ -126,7 +126,7 @@ func (c journalCmd) list(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	ops, err := j.List(context.Background(), f)
+	ops, err := j.List(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func undoState(op journal.Operation) string {
 	return strings.Join(links, ", ")
 }
 
-func (c journalCmd) show(args []string, e env) error {
+func (c journalCmd) show(ctx context.Context, args []string, e env) error {
 	fs := flag.NewFlagSet("journal show", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
 	ids, err := parseFlags(fs, args, e)
@@ -232,7 +232,7 @@ func (c journalCmd) show(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	op, err := j.Get(context.Background(), ids[0])
+	op, err := j.Get(ctx, ids[0])
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func (c journalCmd) show(args []string, e env) error {
 
 // resolve is `avenir journal resolve ID applied|not-applied`: the person's decision about an
 // operation recovery cannot settle, recorded in the journal (which refuses every other one).
-func (c journalCmd) resolve(args []string, e env) error {
+func (c journalCmd) resolve(ctx context.Context, args []string, e env) error {
 	fs := flag.NewFlagSet("journal resolve", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
 	rest, err := parseFlags(fs, args, e)
@@ -271,7 +271,7 @@ func (c journalCmd) resolve(args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	op, err := j.ResolveByHand(context.Background(), id, applied, resolvedBy)
+	op, err := j.ResolveByHand(ctx, id, applied, resolvedBy)
 	if err != nil {
 		return fmt.Errorf("journal resolve: %w", err)
 	}

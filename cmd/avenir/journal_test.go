@@ -165,7 +165,7 @@ func runJournalCLI(t *testing.T, path string, args ...string) (string, string, i
 		}
 		return ""
 	}}
-	code := exitCode(testJournalCmd().run(args, e), &stderr)
+	code := exitCode(testJournalCmd().run(t.Context(), args, e), &stderr)
 	return stdout.String(), stderr.String(), code
 }
 
