@@ -3,7 +3,14 @@ package tools
 import (
 	"context"
 	"log/slog"
+	"time"
 )
+
+// settleAllTimeout bounds Settle: the journal's reads and writes and YNAB's reads of every
+// operation it settles. What is not settled by then stays prepared for the next try, and the
+// server (or the person's first request, hosted) goes on rather than wait on a store or YNAB
+// that stopped answering.
+const settleAllTimeout = 2 * time.Minute
 
 // Settle resolves the operations a crash left prepared in d.Journal, by asking YNAB (through
 // d.YNAB) whether their changes are there. One it cannot decide now (YNAB unreachable) stays
@@ -15,6 +22,8 @@ func Settle(ctx context.Context, d Deps) {
 		log = slog.New(slog.DiscardHandler)
 		d.Logger = log
 	}
+	ctx, cancel := context.WithTimeout(ctx, settleAllTimeout)
+	defer cancel()
 	pending, err := d.Journal.Pending(ctx)
 	if err != nil || len(pending) == 0 {
 		if err != nil {
