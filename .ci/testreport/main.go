@@ -285,7 +285,7 @@ func report(w io.Writer, r run, parts []part, ci bool) bool {
 		if g.because == "" {
 			fmt.Fprintf(w, "- not run here: %q\n", g.reason)
 		} else {
-			fmt.Fprintf(w, "- by design (%s): %q\n", g.because, g.reason)
+			fmt.Fprintf(w, "- by design, %s: %q\n", g.because, g.reason)
 		}
 		fmt.Fprintf(w, "  %s\n", wrap(g.tests, 96))
 	}

@@ -97,7 +97,7 @@ func TestReport(t *testing.T) {
 		not   []string
 	}{
 		{name: "skips named, off CI", run: runOK, ok: true, want: []string{
-			`- by design (a per-person check that does not apply to the local, one-person journal): "the store serves one person"`,
+			`- by design, a per-person check that does not apply to the local, one-person journal: "the store serves one person"`,
 			"  journal.TestStore/People",
 			`- not run here: "skipping: no PostgreSQL under /usr/lib/postgresql/*/bin"`,
 			"  auth.TestFlow, auth.TestStore",
