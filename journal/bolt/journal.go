@@ -233,7 +233,7 @@ func (j *Journal) withDB(ctx context.Context, readOnly bool, deadline time.Time,
 		return fmt.Errorf("%s: %w", j.path, err)
 	}
 	if time.Until(deadline) <= 0 {
-		return fmt.Errorf("%s: %w", j.path, ErrBusy)
+		return j.busy(ctx, deadline)
 	}
 	unqueue, err := j.queue(ctx, deadline, !readOnly)
 	if err != nil {
@@ -249,7 +249,7 @@ func (j *Journal) withDB(ctx context.Context, readOnly bool, deadline time.Time,
 	})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		err = fmt.Errorf("%s: %w", j.path, ErrBusy)
+		err = j.busy(ctx, deadline)
 	case errors.Is(err, fs.ErrNotExist):
 		err = fmt.Errorf("%s: %w", j.path, ErrNoJournal)
 	case errors.As(err, new(*fs.PathError)):
@@ -260,6 +260,18 @@ func (j *Journal) withDB(ctx context.Context, readOnly bool, deadline time.Time,
 		err = errors.Join(fn(db), db.Close())
 	}
 	return errors.Join(err, unqueue())
+}
+
+// busy is the error of a wait for the lock that ended at deadline: the caller's context's own
+// error when deadline was its deadline (its timer may not have fired yet), else ErrBusy.
+func (j *Journal) busy(ctx context.Context, deadline time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", j.path, err)
+	}
+	if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
+		return fmt.Errorf("%s: %w", j.path, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%s: %w", j.path, ErrBusy)
 }
 
 // queue takes journal.lock beside the journal, exclusive to write and shared to read, until
@@ -282,7 +294,7 @@ func (j *Journal) queue(parent context.Context, deadline time.Time, write bool) 
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("%s: %w", j.path, parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("%s: %w", j.path, ErrBusy)
+		return nil, j.busy(parent, deadline)
 	case write:
 		return nil, fmt.Errorf("opening the journal: its lock: %w", err)
 	}
