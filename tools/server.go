@@ -303,14 +303,7 @@ func failedCall(log *slog.Logger, err, why error, out any, schema *jsonschema.Re
 		return res
 	}
 	f.failed(reasonOf(why), operationOf(why))
-	data, err := json.Marshal(out)
-	var v any
-	if err == nil {
-		err = json.Unmarshal(data, &v)
-	}
-	if err == nil {
-		err = schema.Validate(v)
-	}
+	data, err := encodeValid(out, schema)
 	if err != nil {
 		log.Error("a failed write's reason does not fit its output schema; the error goes without it", "err", err)
 		return res
@@ -324,14 +317,7 @@ func failedCall(log *slog.Logger, err, why error, out any, schema *jsonschema.Re
 // output that does not fit the tool's output schema is a bug: it is logged and refused, since
 // strict clients would reject the whole result.
 func withOutput(res *mcp.CallToolResult, o any, schema *jsonschema.Resolved, tool string, log *slog.Logger) (*mcp.CallToolResult, error) {
-	data, err := json.Marshal(o)
-	var v any
-	if err == nil {
-		err = json.Unmarshal(data, &v)
-	}
-	if err == nil {
-		err = schema.Validate(v)
-	}
+	data, err := encodeValid(o, schema)
 	if err != nil {
 		log.Error("a result cannot be sent: it does not encode or does not fit its output schema", "tool", tool, "err", err)
 		return toolError(log, fmt.Errorf("avenir built a result for %s that it cannot send; nothing more was written. The server log has the details", tool)), nil
@@ -341,6 +327,23 @@ func withOutput(res *mcp.CallToolResult, o any, schema *jsonschema.Resolved, too
 		res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 	}
 	return res, nil
+}
+
+// encodeValid encodes o as JSON and checks it against the tool's output schema, as it will be
+// read: through JSON, so that what is checked is what the client gets.
+func encodeValid(o any, schema *jsonschema.Resolved) ([]byte, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	if err := schema.Validate(v); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // withTrailer ends the result's last text content with line (nothing for "").
