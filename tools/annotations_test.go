@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// TestToolAnnotationsAndClaims pins what every tool tells a client about itself: whether it
+// TestToolAnnotationsAndClaims pins what every tool tells a client about itself (the one table of
+// hints: other tests leave them to it): whether it
 // only reads, whether it may overwrite what is there, whether an identical second call has no
 // further effect, and the undo and cost claims of its description. Clients act on the hints (a
 // client that trusts idempotentHint may retry), so each row says why it is what it is.
@@ -104,6 +105,9 @@ func TestToolAnnotationsAndClaims(t *testing.T) {
 			if a.IdempotentHint != w.idempotent {
 				t.Errorf("%s: idempotentHint = %v, want %v", tool.Name, a.IdempotentHint, w.idempotent)
 			}
+		}
+		if _, card := tool.Meta["ui"]; card && !w.readOnly && !appOnly(tool) && !strings.HasSuffix(tool.Description, confirmDescription) {
+			t.Errorf("%s: a confirmed write's description must end with the rule on codes: %q", tool.Name, tool.Description)
 		}
 		d := strings.ToLower(tool.Description)
 		says := strings.Contains(d, "undoable") || strings.Contains(d, "undo deletes") || strings.Contains(d, "undo enters") ||

@@ -44,7 +44,7 @@ func TestAnsweredWhenTheTransportWroteTheAnswer(t *testing.T) {
 	t.Run("the transport says when", func(t *testing.T) {
 		after := &afterAnswers{}
 		e := newEnv(t, envOptions{kind: noElicit, afterAnswer: after.take})
-		_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+		_, w := e.apply("set_category_budget", budgetArgs)
 		reqs, fns := after.taken()
 		if len(fns) != 1 {
 			t.Fatalf("the question and the applied write gave AfterAnswer %d functions; want 1, the write's", len(fns))
@@ -68,7 +68,7 @@ func TestAnsweredWhenTheTransportWroteTheAnswer(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, envOptions{kind: noElicit, afterAnswer: afterAnswer})
-			_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+			_, w := e.apply("set_category_budget", budgetArgs)
 			if !answered(e, w.OperationID) {
 				t.Fatal("the write does not count as answered once its call returned")
 			}

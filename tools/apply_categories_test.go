@@ -70,18 +70,12 @@ func (e *testEnv) txeditsCategory(name string) string {
 // at most one read and exactly the writes given per route.
 func (e *testEnv) txeditsByCode(tool string, args map[string]any, want string, writes map[string]int) writeOut {
 	e.t.Helper()
-	e.sb.ResetCounts()
-	var first writeOut
-	e.ok(tool, args, &first)
-	if first.Status != "confirmation_required" || first.Preview != want || first.Confirmation == "" {
-		e.t.Fatalf("%s preview:\n%+v\nwant the preview:\n%s", tool, first, want)
+	first := e.preview(tool, args)
+	if first.Preview != want {
+		e.t.Fatalf("%s preview:\n%s\nwant the preview:\n%s", tool, first.Preview, want)
 	}
-	if e.writes() != 0 {
-		e.t.Fatalf("%s wrote before it was confirmed", tool)
-	}
-	e.sb.ResetCounts()
 	var out writeOut
-	e.ok(tool, withArg(args, "confirmation", first.Confirmation), &out)
+	decode(e.t, e.confirmByCode(tool, args, first.Confirmation), &out)
 	e.txeditsCheckCost(tool, out, writes)
 	return out
 }

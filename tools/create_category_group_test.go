@@ -20,7 +20,7 @@ func TestCreateCategoryGroup(t *testing.T) {
 				t.Fatal("list_categories does not show the new group")
 			}
 			// It takes categories at once.
-			wrApply(e, "create_category", map[string]any{"group": "Huisdieren", "name": "Voer"})
+			e.apply("create_category", map[string]any{"group": "Huisdieren", "name": "Voer"})
 		}})
 	if ch := op.Changes[0]; ch.Kind != journal.KindNewCategoryGroup || ch.ID == "" || string(ch.After) != `{"name":"Huisdieren"}` {
 		t.Fatalf("journaled change = %+v", ch)
@@ -33,7 +33,7 @@ func TestCreateCategoryGroup(t *testing.T) {
 func TestCreateCategoryGroupCannotBeUndone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, out := e.confirmedByCode("create_category_group", map[string]any{"name": "Huisdieren"})
+	_, out := e.apply("create_category_group", map[string]any{"name": "Huisdieren"})
 	wrUndoRefused(e, out.OperationID, "YNAB's API cannot delete or hide a group: delete or hide it in YNAB yourself")
 }
 

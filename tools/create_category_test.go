@@ -45,7 +45,7 @@ func TestCreateCategoryByForm(t *testing.T) {
 func TestCreateCategoryLostAnswer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, code := moneyPreview(e, "create_category", createArgs)
+	code := e.preview("create_category", createArgs).Confirmation
 	e.sb.InjectFault(sandbox.Fault{Method: "POST", PathContains: "/categories", DropAfter: true})
 	out, _, msg := moneyConfirm(e, "create_category", createArgs, code)
 	if out == nil || out.Status != "applied" {

@@ -16,31 +16,13 @@ import (
 // Helpers of the creates group's tests (create_transactions, reconcile_account,
 // import_transactions).
 
-// createsApply takes a confirmed write to the end with the kind of client: with the code for a
-// client without elicitation, by the user's answer otherwise. It returns the preview the user
-// saw and the result. The sandbox counts only the applying call (on the code path) or both
-// legs (when the client is asked).
-func createsApply(e *testEnv, kind clientKind, tool string, args map[string]any) (string, createdOut) {
+// createsApply applies a write that enters transactions (apply) and returns the preview and
+// its result with the ids entered.
+func createsApply(e *testEnv, tool string, args map[string]any) (string, createdOut) {
 	e.t.Helper()
 	var out createdOut
-	if kind.answer != "" {
-		e.sb.ResetCounts()
-		e.ok(tool, args, &out)
-		q := e.questions()
-		if len(q) == 0 {
-			e.t.Fatalf("%s: the user was never asked", tool)
-		}
-		return q[len(q)-1], out
-	}
-	var first createdOut
-	e.sb.ResetCounts()
-	e.ok(tool, args, &first)
-	if first.Status != "confirmation_required" || e.writes() != 0 {
-		e.t.Fatalf("%s first call = %+v, %d writes; want confirmation_required and nothing written", tool, first, e.writes())
-	}
-	e.sb.ResetCounts()
-	e.ok(tool, withArg(args, "confirmation", first.Confirmation), &out)
-	return first.Preview, out
+	preview, _ := e.apply(tool, args, &out)
+	return preview, out
 }
 
 // createsExport returns the sandbox's plan as YNAB exports it now.
@@ -121,7 +103,7 @@ func TestCreateTransactionsApplied(t *testing.T) {
 	}{{noElicit, "code"}, {modernYes, "mrtr"}} {
 		t.Run(tt.kind.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{kind: tt.kind})
-			preview, out := createsApply(e, tt.kind, "create_transactions", coolblueArgs)
+			preview, out := createsApply(e, "create_transactions", coolblueArgs)
 			if preview != coolbluePreview {
 				t.Fatalf("preview = %q, want %q", preview, coolbluePreview)
 			}
@@ -168,7 +150,7 @@ func TestCreateTransactionsEveryField(t *testing.T) {
 		map[string]any{"date": "2026-11-30", "amount": "-12.5", "payee": " albert heijn ", "category": "Dagelijks: Boodschappen"},
 		map[string]any{"date": "today", "amount": -3, "payee": "Bakkerij Bart", "category": "Restaurants", "flag": "none"},
 	}}
-	preview, out := createsApply(e, noElicit, "create_transactions", args)
+	preview, out := createsApply(e, "create_transactions", args)
 	want := strings.Join([]string{
 		"Create 3 transaction(s) on Betaalrekening?",
 		`2026-12-01 Acme Nederland B.V. +2500.00, Inflow: Ready to Assign, memo "Bonus", cleared, green flag`,
@@ -206,7 +188,7 @@ func TestCreateTransactionsPreviewShowsTwenty(t *testing.T) {
 	for i := range 25 {
 		txs = append(txs, map[string]any{"date": "2026-11-20", "amount": fmt.Sprintf("-%d.00", i+1), "payee": "Jumbo"})
 	}
-	preview, out := createsApply(e, noElicit, "create_transactions", map[string]any{"account": "Contant", "transactions": txs})
+	preview, out := createsApply(e, "create_transactions", map[string]any{"account": "Contant", "transactions": txs})
 	lines := strings.Split(preview, "\n")
 	if len(lines) != 22 || lines[0] != "Create 25 transaction(s) on Contant?" || lines[21] != "… and 5 more" {
 		t.Fatalf("preview:\n%s", preview)
@@ -238,7 +220,7 @@ func TestCreateTransactionsLostAnswer(t *testing.T) {
 	}
 
 	// The same call again: the preview says it is there already, and nothing is entered twice.
-	preview, again := createsApply(e, noElicit, "create_transactions", coolblueArgs)
+	preview, again := createsApply(e, "create_transactions", coolblueArgs)
 	wantPreview := "Create 1 transaction(s) on Betaalrekening?\n2026-12-01 Coolblue 19.99, Uncategorized\n" +
 		"1 of these are already in YNAB: an earlier identical call entered them, and its outcome may not have reached you. They will not be entered twice."
 	if preview != wantPreview {
@@ -305,11 +287,11 @@ func TestCreateTransactionsUnknownOutcome(t *testing.T) {
 // same call: the earlier one is gone, so nothing stands for it.
 func TestCreateTransactionsAfterDeletion(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, first := createsApply(e, noElicit, "create_transactions", coolblueArgs)
+	_, first := createsApply(e, "create_transactions", coolblueArgs)
 	if _, err := e.client.DeleteTransaction(context.Background(), sandbox.PlanID, first.TransactionIDs[0]); err != nil {
 		t.Fatal(err)
 	}
-	preview, out := createsApply(e, noElicit, "create_transactions", coolblueArgs)
+	preview, out := createsApply(e, "create_transactions", coolblueArgs)
 	if strings.Contains(preview, "already") {
 		t.Fatalf("preview says a deleted transaction is there:\n%s", preview)
 	}

@@ -37,7 +37,7 @@ func TestDeleteTransactionsPreview(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
 	split, transfer := e.txeditsTx("Albert Heijn", -112350), e.txeditsTx("Transfer : Spaarrekening", -250000)
-	got := wrPreview(e, "delete_transactions", map[string]any{"transaction_ids": []string{e.txeditsTx("Market", -86400).ID, split.ID, transfer.ID}})
+	got := e.preview("delete_transactions", map[string]any{"transaction_ids": []string{e.txeditsTx("Market", -86400).ID, split.ID, transfer.ID}}).Preview
 	want := "Delete 3 transaction(s)?\n" +
 		"2026-12-01 Market 86.40 on Betaalrekening, Boodschappen, memo \"Weekmarkt\"\n" +
 		split.Date + " Albert Heijn 112.35 on Betaalrekening, a split of 2 lines, which go with it, memo \"Weekboodschappen en drogisterij\"\n" +
@@ -76,7 +76,7 @@ func TestDeleteTransactionsUndoNamesNewIDsAndRedoLeavesAloneWhatChanged(t *testi
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
 	market, kruidvat := e.txeditsTx("Market", -86400), e.txeditsTx("Kruidvat", -8470)
-	_, w := e.confirmedByCode("delete_transactions", map[string]any{"transaction_ids": []string{market.ID, kruidvat.ID}})
+	_, w := e.apply("delete_transactions", map[string]any{"transaction_ids": []string{market.ID, kruidvat.ID}})
 	var first undoOut
 	e.ok("undo_operation", map[string]any{"operation_id": w.OperationID}, &first)
 	var u undoOut
@@ -88,7 +88,7 @@ func TestDeleteTransactionsUndoNamesNewIDsAndRedoLeavesAloneWhatChanged(t *testi
 	if _, err := e.client.UpdateTransactions(context.Background(), sandbox.PlanID, []ynab.SaveTransaction{{ID: again.ID, Memo: ynab.Some("zaterdag")}}); err != nil {
 		t.Fatal(err)
 	}
-	preview, _ := e.confirmedByCode("undo_operation", map[string]any{"operation_id": u.OperationID})
+	preview, _ := e.apply("undo_operation", map[string]any{"operation_id": u.OperationID})
 	if !strings.Contains(preview, "Left alone, changed since: 2026-12-01 Market 86.40") {
 		t.Fatalf("redo preview = %q", preview)
 	}
@@ -112,7 +112,7 @@ func TestDeleteTransactionsPartly(t *testing.T) {
 	if op.Status != journal.StatusPartial || op.Changes[0].Outcome != journal.OutcomeApplied || op.Changes[1].Outcome != journal.OutcomeNotApplied {
 		t.Fatalf("journal = %+v", op)
 	}
-	e.confirmedByCode("undo_operation", map[string]any{"operation_id": op.ID})
+	e.apply("undo_operation", map[string]any{"operation_id": op.ID})
 	if e.txeditsTx("Market", -86400).Memo == nil || e.txeditsTx("Kruidvat", -8470).ID != kruidvat.ID {
 		t.Fatal("the undo did not enter Market again, or touched Kruidvat")
 	}

@@ -208,6 +208,66 @@ func (e *testEnv) fails(name string, args map[string]any, want string) string {
 	return text(res)
 }
 
+// preview makes the first call of a confirmed write on a client that is not asked (a code
+// comes back): it must be confirmation_required with a code, having written nothing. The
+// sandbox's counts are reset first, so what the call cost can be read after it.
+func (e *testEnv) preview(tool string, args map[string]any) writeOut {
+	e.t.Helper()
+	e.sb.ResetCounts()
+	var out writeOut
+	e.ok(tool, args, &out)
+	if out.Status != "confirmation_required" || out.Confirmation == "" || e.writes() != 0 {
+		e.t.Fatalf("%s first call = %+v with %d writes; want confirmation_required, nothing written", tool, out, e.writes())
+	}
+	return out
+}
+
+// confirmByCode passes code back with the same arguments and returns the result, failed or not.
+// The sandbox's counts are reset first, so what the confirming call cost can be read after it.
+func (e *testEnv) confirmByCode(tool string, args map[string]any, code string) *mcp.CallToolResult {
+	e.t.Helper()
+	e.sb.ResetCounts()
+	return e.call(tool, withArg(args, "confirmation", code))
+}
+
+// apply makes a write through whatever client e has — asked (the client answers), by code, or
+// none for a tool that needs no confirmation — and it must be applied. It returns the preview
+// the person saw ("" when none was shown) and the result, decoded also into each of more (a
+// tool's own output type). The counts are reset before the call that applies.
+func (e *testEnv) apply(tool string, args map[string]any, more ...any) (string, writeOut) {
+	e.t.Helper()
+	asked := len(e.questions())
+	e.sb.ResetCounts()
+	res := e.call(tool, args)
+	var out writeOut
+	if !res.IsError {
+		decode(e.t, res, &out)
+	}
+	preview := ""
+	switch {
+	case out.Status == "confirmation_required":
+		if e.writes() != 0 {
+			e.t.Fatalf("%s wrote before it was confirmed", tool)
+		}
+		preview = out.Preview
+		res = e.confirmByCode(tool, args, out.Confirmation)
+		out = writeOut{}
+		if !res.IsError {
+			decode(e.t, res, &out)
+		}
+	case len(e.questions()) > asked:
+		q := e.questions()
+		preview = q[len(q)-1]
+	}
+	if res.IsError || out.Status != "applied" {
+		e.t.Fatalf("%s(%v) = %s; want applied", tool, args, text(res))
+	}
+	for _, m := range more {
+		decode(e.t, res, m)
+	}
+	return preview, out
+}
+
 func text(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {

@@ -15,17 +15,17 @@ import (
 func TestImportStatementAgainAfterUndo(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	args := map[string]any{"account": "Betaalrekening", "content": sampleStatement(t, "csv"), "format": "csv"}
-	_, out := createsApply(e, noElicit, "import_statement", args)
+	_, out := createsApply(e, "import_statement", args)
 	if out.Status != "applied" || len(createsMade(e)) != 4 {
 		t.Fatalf("import: %+v, %d entered", out, len(createsMade(e)))
 	}
-	e.confirmedByCode("undo_operation", map[string]any{"operation_id": out.OperationID})
+	e.apply("undo_operation", map[string]any{"operation_id": out.OperationID})
 	if n := len(createsMade(e)); n != 0 {
 		t.Fatalf("after undo %d entered remain", n)
 	}
 
 	e2 := e.restart(noElicit)
-	preview, again := createsApply(e2, noElicit, "import_statement", args)
+	preview, again := createsApply(e2, "import_statement", args)
 	for _, want := range []string{
 		"4 new",
 		"entered again without their import ids",
@@ -51,9 +51,9 @@ func TestImportStatementAgainAfterUndo(t *testing.T) {
 	}
 
 	// Undone and imported once more: the same, again.
-	e2.confirmedByCode("undo_operation", map[string]any{"operation_id": again.OperationID})
+	e2.apply("undo_operation", map[string]any{"operation_id": again.OperationID})
 	e3 := e2.restart(noElicit)
-	if _, third := createsApply(e3, noElicit, "import_statement", args); third.Status != "applied" || len(createsMade(e3)) != 4 {
+	if _, third := createsApply(e3, "import_statement", args); third.Status != "applied" || len(createsMade(e3)) != 4 {
 		t.Fatalf("third import: %+v, %d entered", third, len(createsMade(e3)))
 	}
 }

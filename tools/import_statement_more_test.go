@@ -132,7 +132,7 @@ func TestImportStatementLostAnswer(t *testing.T) {
 			// The identical call again: nothing entered twice.
 			switch method {
 			case "POST":
-				preview, again := createsApply(e, noElicit, "import_statement", args)
+				preview, again := createsApply(e, "import_statement", args)
 				c := e.sb.Counts()
 				if !strings.HasPrefix(preview, "Import 28 statement line(s) into Betaalrekening: 0 new, 24 matched, 4 already imported?") ||
 					again.Status != "applied" || c.Writes != 1 || c.ByRoute["PATCH /plans/{plan_id}/transactions"] != 1 || c.Total != 2 || again.YNABRequests != 2 {
@@ -229,7 +229,7 @@ func TestImportStatementBrokenFiles(t *testing.T) {
 func TestImportStatementAccountNumber(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	for _, name := range []string{"ING NL02 INGB 0001 2345 67", "Betaal NL91 ABNA 0417 1643 00"} {
-		e.confirmedByCode("create_account", map[string]any{"name": name, "type": "checking", "balance": "0"})
+		e.apply("create_account", map[string]any{"name": name, "type": "checking", "balance": "0"})
 	}
 	ofx := sampleStatement(t, "ofx")
 	for _, c := range []struct {
@@ -265,7 +265,7 @@ func TestImportStatementLinesLeftOut(t *testing.T) {
 		[3]string{"2026-12-03", "-5.55", "Morgen BV"},      // after today
 		[3]string{"2027-01-15", "-6.66", "Later BV"},       // far after today
 	)
-	preview, out := createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
+	preview, out := createsApply(e, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
 	for _, want := range []string{
 		"Import 1 statement line(s) into Betaalrekening: 1 new, 0 matched, 0 already imported?",
 		"left out: 2021-11-30 3.10 (bank: Oude Winkel): more than 5 years ago; YNAB takes none before 2021-12-02",

@@ -46,7 +46,7 @@ func TestImportStatementFreshReimportUndoRedo(t *testing.T) {
 			e := newEnv(t, envOptions{kind: noElicit})
 			before := betaalStates(e)
 			args := map[string]any{"account": "Betaalrekening", "content": sampleStatement(t, format), "format": format}
-			preview, out := createsApply(e, noElicit, "import_statement", args)
+			preview, out := createsApply(e, "import_statement", args)
 			first, _, _ := strings.Cut(preview, "\n")
 			if first != "Import 28 statement line(s) into Betaalrekening: 4 new, 24 matched, 0 already imported?" {
 				t.Fatalf("first line %q; preview:\n%s", first, preview)
@@ -104,7 +104,7 @@ func TestImportStatementFreshReimportUndoRedo(t *testing.T) {
 			}
 
 			// Undo deletes what it entered and puts the cleared states back.
-			_, u := e.confirmedByCode("undo_operation", map[string]any{"operation_id": out.OperationID})
+			_, u := e.apply("undo_operation", map[string]any{"operation_id": out.OperationID})
 			if len(createsMade(e)) != 0 {
 				t.Fatalf("after undo %d entered transactions remain", len(createsMade(e)))
 			}
@@ -115,7 +115,7 @@ func TestImportStatementFreshReimportUndoRedo(t *testing.T) {
 			}
 			// Redo enters them again (as a person would: YNAB keeps a deleted line's import id
 			// taken) and clears the matched ones again.
-			e.confirmedByCode("undo_operation", map[string]any{"operation_id": u.OperationID})
+			e.apply("undo_operation", map[string]any{"operation_id": u.OperationID})
 			if n := len(createsMade(e)); n != 4 {
 				t.Fatalf("after redo %d entered, want 4", n)
 			}
@@ -133,14 +133,14 @@ func TestImportStatementFreshReimportUndoRedo(t *testing.T) {
 // the transaction is marked cleared and nothing else of it changes.
 func TestImportStatementMatchesHandEntered(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
-	createsApply(e, noElicit, "create_transactions", map[string]any{"account": "Betaalrekening", "approved": true, "transactions": []any{
+	createsApply(e, "create_transactions", map[string]any{"account": "Betaalrekening", "approved": true, "transactions": []any{
 		map[string]any{"date": "2026-11-28", "amount": "-27.50", "payee": "Bakkerij De Vries", "memo": "taart"},
 	}})
 	hand := createsMade(e)
 	if len(hand) != 1 || hand[0].Cleared != ynab.Uncleared {
 		t.Fatalf("entered by hand: %+v", hand)
 	}
-	_, out := createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": sampleStatement(t, "mt940")})
+	_, out := createsApply(e, "import_statement", map[string]any{"account": "Betaalrekening", "content": sampleStatement(t, "mt940")})
 	if out.Status != "applied" {
 		t.Fatalf("import: %+v", out)
 	}
@@ -163,11 +163,11 @@ func TestImportStatementMatchesHandEntered(t *testing.T) {
 func TestImportStatementOverlap(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	content := sampleStatement(t, "ofx")
-	createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": content, "until": "2026-11-29"})
+	createsApply(e, "import_statement", map[string]any{"account": "Betaalrekening", "content": content, "until": "2026-11-29"})
 	if n := len(createsMade(e)); n != 2 {
 		t.Fatalf("the first part entered %d, want 2", n)
 	}
-	preview, out := createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
+	preview, out := createsApply(e, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
 	if out.Status != "applied" || !strings.HasPrefix(preview, "Import 28 statement line(s) into Betaalrekening: 2 new, 24 matched, 2 already imported?") ||
 		!strings.Contains(preview, "already imported: 2026-11-29 12.35") {
 		t.Fatalf("second part %+v:\n%s", out, preview)
@@ -273,7 +273,7 @@ func TestImportStatementReconciles(t *testing.T) {
 		t.Fatalf("preview:\n%s", out.Preview)
 	}
 	right := smallOFX(FormatPlain(cleared-7770, 2), line)
-	preview, done := createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": right, "reconcile": true})
+	preview, done := createsApply(e, "import_statement", map[string]any{"account": "Betaalrekening", "content": right, "reconcile": true})
 	c := e.sb.Counts()
 	if done.Status != "applied" || !strings.Contains(preview, "Then Betaalrekening is reconciled") || c.Writes != 2 {
 		t.Fatalf("%+v, %+v:\n%s", done, c, preview)
@@ -287,7 +287,7 @@ func TestImportStatementReconciles(t *testing.T) {
 			t.Errorf("%s stayed %s", id, s)
 		}
 	}
-	e.confirmedByCode("undo_operation", map[string]any{"operation_id": done.OperationID})
+	e.apply("undo_operation", map[string]any{"operation_id": done.OperationID})
 	for id, s := range betaalStates(e) {
 		if before[id] != s {
 			t.Errorf("after undo %s is %s, was %s", id, s, before[id])
@@ -300,7 +300,7 @@ func TestImportStatementReconciles(t *testing.T) {
 func TestImportStatementOccurrences(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	content := smallOFX("0", [3]string{"2026-11-30", "-2.50", "Koffie"}, [3]string{"2026-11-30", "-2.50", "Koffie"})
-	createsApply(e, noElicit, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
+	createsApply(e, "import_statement", map[string]any{"account": "Betaalrekening", "content": content})
 	ids := map[string]bool{}
 	for _, m := range createsMade(e) {
 		ids[str(m.ImportID)] = true

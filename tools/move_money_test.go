@@ -70,26 +70,11 @@ func moneyAssigned(e *testEnv, name string) int64 {
 	return 0
 }
 
-// moneyPreview makes the first call of a confirmed write on a client without elicitation: it
-// must come back confirmation_required, having written nothing. It returns the preview and the
-// code.
-func moneyPreview(e *testEnv, tool string, args map[string]any) (preview, code string) {
-	e.t.Helper()
-	e.sb.ResetCounts()
-	var out writeOut
-	e.ok(tool, args, &out)
-	if out.Status != "confirmation_required" || len(out.Confirmation) != 11 || e.writes() != 0 {
-		e.t.Fatalf("%s first call = %+v with %d writes; want confirmation_required, nothing written", tool, out, e.writes())
-	}
-	return out.Preview, out.Confirmation
-}
-
-// moneyConfirm passes the code back and returns the result and what the confirming call cost
-// in requests to the sandbox.
+// moneyConfirm passes the code back (confirmByCode) and returns the applied result (nil on a
+// tool error), what the confirming call cost in requests to the sandbox, and the error's text.
 func moneyConfirm(e *testEnv, tool string, args map[string]any, code string) (*writeOut, sandbox.Counts, string) {
 	e.t.Helper()
-	e.sb.ResetCounts()
-	res := e.call(tool, withArg(args, "confirmation", code))
+	res := e.confirmByCode(tool, args, code)
 	if res.IsError {
 		return nil, e.sb.Counts(), text(res)
 	}
@@ -102,8 +87,9 @@ func moneyConfirm(e *testEnv, tool string, args map[string]any, code string) (*w
 // read and exactly writes writes. It returns the preview and the journal's entry.
 func moneyApply(e *testEnv, tool string, args map[string]any, writes int) (string, journal.Operation) {
 	e.t.Helper()
-	preview, code := moneyPreview(e, tool, args)
-	out, c, msg := moneyConfirm(e, tool, args, code)
+	shown := e.preview(tool, args)
+	preview := shown.Preview
+	out, c, msg := moneyConfirm(e, tool, args, shown.Confirmation)
 	if out == nil || out.Status != "applied" || out.OperationID == "" {
 		e.t.Fatalf("%s with the code: %+v %s; want applied", tool, out, msg)
 	}
@@ -223,7 +209,7 @@ func TestMoveMoneyRefusals(t *testing.T) {
 func TestMoveMoneySecondWriteFails(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, code := moneyPreview(e, "move_money", moveArgs)
+	code := e.preview("move_money", moveArgs).Confirmation
 	restaurants, _ := moneyCategory(e, "Restaurants")
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: restaurants.ID, Status: 503})
 	out, c, msg := moneyConfirm(e, "move_money", moveArgs, code)
@@ -250,7 +236,7 @@ func TestMoveMoneySecondWriteFails(t *testing.T) {
 func TestMoveMoneyLostAnswer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, code := moneyPreview(e, "move_money", moveArgs)
+	code := e.preview("move_money", moveArgs).Confirmation
 	restaurants, _ := moneyCategory(e, "Restaurants")
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: restaurants.ID, DropAfter: true})
 	out, c, msg := moneyConfirm(e, "move_money", moveArgs, code)
@@ -262,31 +248,5 @@ func TestMoveMoneyLostAnswer(t *testing.T) {
 	}
 	if op := e.onlyOperation(); op.Status != journal.StatusApplied {
 		t.Fatalf("journal = %+v; want applied", op)
-	}
-}
-
-// Every tool of the money group is offered with the annotations and the description of a
-// confirmed write.
-func TestMoneyToolsListed(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, envOptions{kind: noElicit})
-	res, err := e.session.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]bool{"move_money": false, "set_category_target": true, "update_category": true, "create_category": true}
-	for _, tool := range res.Tools {
-		idempotent, ours := want[tool.Name]
-		if !ours {
-			continue
-		}
-		delete(want, tool.Name)
-		a := tool.Annotations
-		if a.ReadOnlyHint || a.DestructiveHint == nil || a.IdempotentHint != idempotent || !strings.HasSuffix(tool.Description, confirmDescription) {
-			t.Errorf("%s: annotations %+v, description %q", tool.Name, a, tool.Description)
-		}
-	}
-	if len(want) != 0 {
-		t.Fatalf("not listed: %v", want)
 	}
 }

@@ -25,7 +25,7 @@ func TestOnCall(t *testing.T) {
 	}})
 	var plans struct{}
 	e.ok("list_plans", map[string]any{}, &plans)
-	_, code := moneyPreview(e, "move_money", moveArgs)
+	code := e.preview("move_money", moveArgs).Confirmation
 	if out, _, msg := moneyConfirm(e, "move_money", moveArgs, code); out == nil || out.Status != "applied" {
 		t.Fatalf("move_money with the code: %+v %s", out, msg)
 	}

@@ -145,7 +145,7 @@ func TestMergePayeesWithSchedules(t *testing.T) {
 func TestMergePayeesUndoLeavesAloneAndSchedulesItCannotWrite(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	preview, w := e.confirmedByCode("merge_payees", map[string]any{"payees": []string{"Tennisvereniging Smash"}, "into": "Market"})
+	preview, w := e.apply("merge_payees", map[string]any{"payees": []string{"Tennisvereniging Smash"}, "into": "Market"})
 	if !strings.Contains(preview, "Left as they are: YNAB's API cannot change a scheduled transaction that repeats so: Tennisvereniging Smash -135.00 (every3Months) (it repeats every3Months)") {
 		t.Fatalf("preview = %q", preview)
 	}
@@ -157,7 +157,7 @@ func TestMergePayeesUndoLeavesAloneAndSchedulesItCannotWrite(t *testing.T) {
 	if _, err := e.client.UpdateTransactions(context.Background(), sandbox.PlanID, []ynab.SaveTransaction{{ID: moved.ID, PayeeID: ynab.Some(jumbo)}}); err != nil {
 		t.Fatal(err)
 	}
-	preview, _ = e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	preview, _ = e.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if !strings.Contains(preview, "Left alone, changed since: "+moved.Date+" Tennisvereniging Smash 135.00") {
 		t.Fatalf("undo preview = %q", preview)
 	}

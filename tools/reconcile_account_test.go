@@ -52,7 +52,7 @@ func TestReconcileAccountWithAdjustment(t *testing.T) {
 			e := newEnv(t, envOptions{kind: tt.kind})
 			acct := createsAccount(e, "Betaalrekening")
 			bank := acct.ClearedBalance + 12340
-			preview, out := createsApply(e, tt.kind, "reconcile_account", reconcileArgs(e, 12340))
+			preview, out := createsApply(e, "reconcile_account", reconcileArgs(e, 12340))
 			want := "Reconcile Betaalrekening: mark 49 cleared transaction(s) reconciled?\n" +
 				"Adjustment: 2026-12-02 Reconciliation Balance Adjustment +12.34, Inflow: Ready to Assign, cleared (cleared balance " +
 				FormatPlain(acct.ClearedBalance, 2) + ", bank balance " + FormatPlain(bank, 2) + ")"
@@ -97,7 +97,7 @@ func TestReconcileAccountWithAdjustment(t *testing.T) {
 func TestReconcileAccountWithoutDifference(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	args := reconcileArgs(e, 0)
-	preview, out := createsApply(e, noElicit, "reconcile_account", args)
+	preview, out := createsApply(e, "reconcile_account", args)
 	if preview != "Reconcile Betaalrekening: mark 49 cleared transaction(s) reconciled?" {
 		t.Fatalf("preview:\n%s", preview)
 	}

@@ -142,7 +142,7 @@ func TestUpdateScheduledTransaction(t *testing.T) {
 func TestUpdateScheduledTransactionUndoAfterItsDate(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, w := e.confirmedByCode("update_scheduled_transaction", map[string]any{"scheduled_transaction_id": schedID(e, "Netflix"), "date": "2027-02-09"})
+	_, w := e.apply("update_scheduled_transaction", map[string]any{"scheduled_transaction_id": schedID(e, "Netflix"), "date": "2027-02-09"})
 	e.setNow(time.Date(2027, 1, 9, 12, 0, 0, 0, time.UTC))
 	e.sb.ResetCounts()
 	e.fails("undo_operation", map[string]any{"operation_id": w.OperationID},
@@ -221,13 +221,13 @@ func TestDeleteScheduledTransaction(t *testing.T) {
 func TestDeleteScheduledTransactionUndoRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	preview, w := e.confirmedByCode("delete_scheduled_transaction", map[string]any{"scheduled_transaction_id": schedID(e, "Tennisvereniging Smash")})
+	preview, w := e.apply("delete_scheduled_transaction", map[string]any{"scheduled_transaction_id": schedID(e, "Tennisvereniging Smash")})
 	if !strings.Contains(preview, "This cannot be undone through avenir: it repeats every3Months") {
 		t.Fatalf("preview = %q", preview)
 	}
 	wrUndoRefused(e, w.OperationID, "YNAB's API cannot create it again: it repeats every3Months")
 
-	_, w = e.confirmedByCode("delete_scheduled_transaction", map[string]any{"scheduled_transaction_id": schedID(e, "Netflix")})
+	_, w = e.apply("delete_scheduled_transaction", map[string]any{"scheduled_transaction_id": schedID(e, "Netflix")})
 	e.setNow(time.Date(2027, 1, 9, 8, 0, 0, 0, time.UTC))
 	e.sb.ResetCounts()
 	e.fails("undo_operation", map[string]any{"operation_id": w.OperationID}, "Netflix -13.99 (monthly) cannot be put back: its date, 2027-01-09, has passed")
@@ -261,7 +261,7 @@ func TestScheduleRetryOfAnUnansweredCreate(t *testing.T) {
 		}
 		return n
 	}
-	_, first := e.confirmedByCode("create_scheduled_transaction", args)
+	_, first := e.apply("create_scheduled_transaction", args)
 
 	var preview writeOut
 	e.ok("create_scheduled_transaction", args, &preview)
@@ -285,7 +285,7 @@ func TestScheduleRetryOfAnUnansweredCreate(t *testing.T) {
 	if err := e.journal.Answered(t.Context(), first.OperationID); err != nil {
 		t.Fatal(err)
 	}
-	e.confirmedByCode("create_scheduled_transaction", args)
+	e.apply("create_scheduled_transaction", args)
 	if n := count(); n != 2 {
 		t.Fatalf("YNAB holds %d schedules to Sportschool Fit after a new identical call; want 2", n)
 	}

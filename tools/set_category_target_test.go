@@ -100,7 +100,7 @@ func TestSetCategoryTargetPreviews(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e.t = t
-			if preview, _ := moneyPreview(e, "set_category_target", tt.args); preview != tt.want {
+			if preview := e.preview("set_category_target", tt.args).Preview; preview != tt.want {
 				t.Errorf("preview =\n%s\nwant\n%s", preview, tt.want)
 			}
 		})

@@ -269,7 +269,7 @@ func truthClaimsNothingElse(t *testing.T, msg string) {
 func TestTruthMoveSecondAnswerLost(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, code := moneyPreview(e, "move_money", moveArgs)
+	code := e.preview("move_money", moveArgs).Confirmation
 	restaurants, _ := moneyCategory(e, "Restaurants")
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: restaurants.ID, DropAfter: true})
 	out, _, msg := moneyConfirm(e, "move_money", moveArgs, code)
@@ -289,7 +289,7 @@ func TestTruthMoveSecondAnswerLostAndReadFails(t *testing.T) {
 	t.Parallel()
 	reads := truthReadsBeforeWrite(t, func(*testEnv) (string, map[string]any) { return "move_money", moveArgs }, "PATCH")
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, code := moneyPreview(e, "move_money", moveArgs)
+	code := e.preview("move_money", moveArgs).Confirmation
 	restaurants, _ := moneyCategory(e, "Restaurants")
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", PathContains: restaurants.ID, DropAfter: true})
 	truthFailReads(e, reads)
@@ -322,9 +322,9 @@ func TestTruthMoveSecondAnswerLostAndReadFails(t *testing.T) {
 func TestTruthUndoOfMoveFirstAnswerLost(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, moved := e.confirmedByCode("move_money", moveArgs)
+	_, moved := e.apply("move_money", moveArgs)
 	undo := map[string]any{"operation_id": moved.OperationID}
-	_, code := moneyPreview(e, "undo_operation", undo)
+	code := e.preview("undo_operation", undo).Confirmation
 	e.sb.InjectFault(sandbox.Fault{Method: "PATCH", DropAfter: true})
 	out, c, msg := moneyConfirm(e, "undo_operation", undo, code)
 	id := truthNewest(e)

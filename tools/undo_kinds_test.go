@@ -107,18 +107,6 @@ func undoableWrites(e *testEnv) map[string]map[string]any {
 	}
 }
 
-// write makes one write, confirmed by code where it needs confirmation.
-func (e *testEnv) write(tool string, args map[string]any) writeOut {
-	e.t.Helper()
-	if tool == "approve_transactions" || tool == "import_transactions" {
-		var out writeOut
-		e.ok(tool, args, &out)
-		return out
-	}
-	_, out := e.confirmedByCode(tool, args)
-	return out
-}
-
 // Each undoable kind: write, undo → the plan as before the write; undo of the undo → as after it.
 func TestEachUndoableKindRoundTrips(t *testing.T) {
 	probe := newEnv(t, envOptions{kind: noElicit})
@@ -127,16 +115,16 @@ func TestEachUndoableKindRoundTrips(t *testing.T) {
 			e := newEnv(t, envOptions{kind: noElicit})
 			args := undoableWrites(e)[tool]
 			before := e.wrComparable()
-			w := e.write(tool, args)
+			_, w := e.apply(tool, args)
 			after := e.wrComparable()
 			if after == before {
 				t.Fatalf("%s changed nothing in the plan", tool)
 			}
-			_, u := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+			_, u := e.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 			if got := e.wrComparable(); got != before {
 				t.Fatalf("after the undo the plan differs from before the write:\n%s", firstDifference(got, before))
 			}
-			e.confirmedByCode("undo_operation", map[string]any{"operation_id": u.OperationID})
+			e.apply("undo_operation", map[string]any{"operation_id": u.OperationID})
 			if got := e.wrComparable(); got != after {
 				t.Fatalf("after the redo the plan differs from after the write:\n%s", firstDifference(got, after))
 			}
@@ -177,7 +165,7 @@ func TestRandomWritesUndoneNewestFirst(t *testing.T) {
 				done = append(done, out.OperationID)
 			}
 			for i := len(done) - 1; i >= 0; i-- {
-				e.confirmedByCode("undo_operation", map[string]any{"operation_id": done[i]})
+				e.apply("undo_operation", map[string]any{"operation_id": done[i]})
 			}
 			if got := e.wrComparable(); got != start {
 				t.Fatalf("after undoing %d writes newest first the plan differs from the start:\n%s", len(done), firstDifference(got, start))

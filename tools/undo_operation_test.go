@@ -9,31 +9,14 @@ import (
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
 
-// confirmedByCode makes a confirmed call the way a client without elicitation does: preview,
-// then the same call with the code. It returns the preview and the result.
-func (e *testEnv) confirmedByCode(tool string, args map[string]any) (string, writeOut) {
-	e.t.Helper()
-	var first writeOut
-	e.ok(tool, args, &first)
-	if first.Status != "confirmation_required" {
-		e.t.Fatalf("%s: first call = %+v, want confirmation_required", tool, first)
-	}
-	var out writeOut
-	e.ok(tool, withArg(args, "confirmation", first.Confirmation), &out)
-	if out.Status != "applied" {
-		e.t.Fatalf("%s with the code = %+v, want applied", tool, out)
-	}
-	return first.Preview, out
-}
-
 func TestUndoRedoChainOfABudget(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+	_, w := e.apply("set_category_budget", budgetArgs)
 	if e.restaurantsAssigned() != 150000 {
 		t.Fatal("the write did not land")
 	}
 
-	preview, u1 := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	preview, u1 := e.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if want := "Undo: budget Restaurants for 2026-12-01: 120.00 → 150.00?\nDagelijks: Restaurants 2026-12: 150.00 → 120.00"; preview != want {
 		t.Fatalf("undo preview = %q, want %q", preview, want)
 	}
@@ -46,11 +29,11 @@ func TestUndoRedoChainOfABudget(t *testing.T) {
 	}
 	e.fails("undo_operation", map[string]any{"operation_id": w.OperationID}, "already undone by "+u1.OperationID)
 
-	preview, redo := e.confirmedByCode("undo_operation", map[string]any{"operation_id": u1.OperationID})
+	preview, redo := e.apply("undo_operation", map[string]any{"operation_id": u1.OperationID})
 	if !strings.HasPrefix(preview, "Redo: budget Restaurants for 2026-12-01: 120.00 → 150.00?") || e.restaurantsAssigned() != 150000 {
 		t.Fatalf("redo preview %q, assigned %d; want the redo to put 150.00 back", preview, e.restaurantsAssigned())
 	}
-	preview, _ = e.confirmedByCode("undo_operation", map[string]any{"operation_id": redo.OperationID})
+	preview, _ = e.apply("undo_operation", map[string]any{"operation_id": redo.OperationID})
 	if !strings.HasPrefix(preview, "Undo: budget Restaurants") || e.restaurantsAssigned() != 120000 {
 		t.Fatalf("undo of the redo: preview %q, assigned %d", preview, e.restaurantsAssigned())
 	}
@@ -67,7 +50,7 @@ func TestUndoRedoChainOfABudget(t *testing.T) {
 
 func TestUndoLeavesAloneWhatChangedSince(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+	_, w := e.apply("set_category_budget", budgetArgs)
 	// Someone assigns another amount in YNAB after the write.
 	op := e.operation(w.OperationID)
 	if _, err := e.client.UpdateMonthCategory(context.Background(), sandbox.PlanID, "2026-12-01", op.Changes[0].ID, 170000); err != nil {
@@ -98,9 +81,9 @@ func TestUndoRefusals(t *testing.T) {
 // undoes what the first wrote.
 func TestUndoAfterARestart(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, w := e.confirmedByCode("set_category_budget", budgetArgs)
+	_, w := e.apply("set_category_budget", budgetArgs)
 	e2 := e.restart(noElicit)
-	e2.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	e2.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if e.restaurantsAssigned() != 120000 {
 		t.Fatal("the undo after a restart did not put 120.00 back")
 	}
@@ -122,7 +105,7 @@ func TestUndoRefusesWhatYNABCannotTakeBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			out := e.write(tt.tool, tt.args)
+			_, out := e.apply(tt.tool, tt.args)
 			e.sb.ResetCounts()
 			e.fails("undo_operation", map[string]any{"operation_id": out.OperationID}, tt.want)
 			if e.writes() != 0 {
@@ -152,7 +135,7 @@ func TestUndoOfAPartlyAppliedMove(t *testing.T) {
 		t.Fatalf("journal %s, Tennis %d; want partial with Tennis at 15.00", op.Status, moneyAssigned(e, "Tennis"))
 	}
 	e.sb.ResetCounts()
-	preview, _ := e.confirmedByCode("undo_operation", map[string]any{"operation_id": op.ID})
+	preview, _ := e.apply("undo_operation", map[string]any{"operation_id": op.ID})
 	if !strings.Contains(preview, "Left alone, never applied: ") || e.writes() != 1 {
 		t.Fatalf("undo preview %q, %d writes; want the unapplied half left alone and one write", preview, e.writes())
 	}
@@ -164,9 +147,9 @@ func TestUndoOfAPartlyAppliedMove(t *testing.T) {
 // Undoing a create that made a new payee says the payee stays: YNAB's API cannot delete one.
 func TestUndoOfACreateNamesThePayeeItCannotRemove(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, w := e.confirmedByCode("create_transactions", map[string]any{"account": "Betaalrekening", "transactions": []map[string]any{
+	_, w := e.apply("create_transactions", map[string]any{"account": "Betaalrekening", "transactions": []map[string]any{
 		{"date": "today", "amount": "-19.99", "payee": "Coolblue"}}})
-	preview, _ := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	preview, _ := e.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if !strings.Contains(preview, "The payees YNAB created for these transactions stay") {
 		t.Fatalf("undo preview = %q; want it to say the new payee stays", preview)
 	}

@@ -92,7 +92,7 @@ func TestUpdateCategoryNote(t *testing.T) {
 		t.Fatalf("preview = %q", w.Preview)
 	}
 	// Removing it again: an empty note.
-	_, out := e.confirmedByCode("update_category", map[string]any{"category": "Tennis", "note": ""})
+	_, out := e.apply("update_category", map[string]any{"category": "Tennis", "note": ""})
 	if n := moneyNote(e, "Tennis"); n != "" || out.Status != "applied" {
 		t.Fatalf("after removing the note list_categories shows %q", n)
 	}

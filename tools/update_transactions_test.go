@@ -44,10 +44,10 @@ func TestUpdateTransactionsPreviewAndJournal(t *testing.T) {
 		"2026-12-01 Market 86.40: amount 86.40 → 80.00, date 2026-12-01 → 2026-11-30, flag none → red, memo \"Weekmarkt\" → \"zaterdagmarkt\"\n" +
 		"2026-12-01 Kruidvat 8.47: payee Kruidvat → Jumbo, approval approved → not approved, category Uncategorized → Boodschappen, cleared uncleared → cleared\n" +
 		"2026-12-01 Tikkie 12.50: account Betaalrekening → Contant"
-	if got := wrPreview(e, "update_transactions", args); got != want {
+	if got := e.preview("update_transactions", args).Preview; got != want {
 		t.Fatalf("preview:\n%s\nwant:\n%s", got, want)
 	}
-	_, out := e.confirmedByCode("update_transactions", args)
+	_, out := e.apply("update_transactions", args)
 	op := e.txeditsOperation(out.OperationID, "code")
 	jumbo := e.txeditsTx("Jumbo", -8470)
 	wantChange := fmt.Sprintf(`transaction 2026-12-01 Kruidvat 8.47: {"approved":true,"category_id":null,"cleared":"uncleared","payee_id":"%s"} → `+
@@ -85,12 +85,12 @@ func TestUpdateTransactionsUndo(t *testing.T) {
 func TestUpdateTransactionsUndoLeavesAloneWhatChangedSince(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{kind: noElicit})
-	_, w := e.confirmedByCode("update_transactions", updateArgs(e))
+	_, w := e.apply("update_transactions", updateArgs(e))
 	market := e.txeditsTx("Market", -80000)
 	if _, err := e.client.UpdateTransactions(context.Background(), sandbox.PlanID, []ynab.SaveTransaction{{ID: market.ID, Memo: ynab.Some("zaterdag")}}); err != nil {
 		t.Fatal(err)
 	}
-	preview, _ := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	preview, _ := e.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if !strings.Contains(preview, "Left alone, changed since: 2026-12-01 Market 86.40") || strings.Contains(preview, "\n2026-12-01 Market") {
 		t.Fatalf("undo preview = %q; want Market left alone and named", preview)
 	}
@@ -108,14 +108,14 @@ func TestUpdateTransactionsNewPayee(t *testing.T) {
 	e := newEnv(t, envOptions{kind: noElicit})
 	market := e.txeditsTx("Market", -86400)
 	args := map[string]any{"changes": []map[string]any{{"transaction_id": market.ID, "payee": "Boerenmarkt Utrecht"}}}
-	if p := wrPreview(e, "update_transactions", args); p != "Change 1 transaction(s)?\n2026-12-01 Market 86.40: payee Market → Boerenmarkt Utrecht (new payee)" {
+	if p := e.preview("update_transactions", args).Preview; p != "Change 1 transaction(s)?\n2026-12-01 Market 86.40: payee Market → Boerenmarkt Utrecht (new payee)" {
 		t.Fatalf("preview = %q", p)
 	}
-	_, w := e.confirmedByCode("update_transactions", args)
+	_, w := e.apply("update_transactions", args)
 	if got := e.txeditsTx("Boerenmarkt Utrecht", -86400); got.ID != market.ID {
 		t.Fatalf("the transaction did not get the new payee: %+v", got)
 	}
-	preview, _ := e.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	preview, _ := e.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if !strings.Contains(preview, "payee Boerenmarkt Utrecht (new payee) → Market") {
 		t.Fatalf("undo preview = %q", preview)
 	}
@@ -148,7 +148,7 @@ func TestUpdateTransactionsWarnsOfAReconciledOne(t *testing.T) {
 			break
 		}
 	}
-	p := wrPreview(e, "update_transactions", map[string]any{"changes": []map[string]any{{"transaction_id": rec.ID, "amount": "-1.00"}}})
+	p := e.preview("update_transactions", map[string]any{"changes": []map[string]any{{"transaction_id": rec.ID, "amount": "-1.00"}}}).Preview
 	if !strings.Contains(p, "is reconciled: changing its amount, date or account moves the reconciled balance") {
 		t.Fatalf("preview = %q; want the warning", p)
 	}

@@ -95,19 +95,6 @@ func wrFirstLine(preview string) string {
 	return first
 }
 
-// wrPreview returns the preview of a write on a client without elicitation, which must write
-// nothing.
-func wrPreview(e *testEnv, tool string, args map[string]any) string {
-	e.t.Helper()
-	e.sb.ResetCounts()
-	var out writeOut
-	e.ok(tool, args, &out)
-	if out.Status != "confirmation_required" || e.writes() != 0 {
-		e.t.Fatalf("%s = %+v with %d writes; want confirmation_required, nothing written", tool, out, e.writes())
-	}
-	return out.Preview
-}
-
 // wrComparable is the plan as e.comparable has it, without what YNAB gives a scheduled
 // transaction created again anew (its id, its first date).
 func (e *testEnv) wrComparable() string {
@@ -147,17 +134,17 @@ func wrRoundTrip(t *testing.T, tool string, args func(e *testEnv) map[string]any
 	e = newEnv(t, envOptions{kind: noElicit})
 	a := args(e)
 	before := e.wrComparable()
-	_, w := e.confirmedByCode(tool, a)
+	_, w := e.apply(tool, a)
 	after := e.wrComparable()
 	if after == before {
 		t.Fatalf("%s changed nothing in the plan", tool)
 	}
 	e2 := e.restart(noElicit)
-	_, u := e2.confirmedByCode("undo_operation", map[string]any{"operation_id": w.OperationID})
+	_, u := e2.apply("undo_operation", map[string]any{"operation_id": w.OperationID})
 	if got := e.wrComparable(); got != before {
 		t.Fatalf("after the undo the plan differs from before the write:\n%s", firstDifference(got, before))
 	}
-	_, r := e2.confirmedByCode("undo_operation", map[string]any{"operation_id": u.OperationID})
+	_, r := e2.apply("undo_operation", map[string]any{"operation_id": u.OperationID})
 	if got := e.wrComparable(); got != after {
 		t.Fatalf("after the redo the plan differs from after the write:\n%s", firstDifference(got, after))
 	}
@@ -227,18 +214,4 @@ func wrOtherPlan(t *testing.T) ynab.PlanDetail {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// wrApply applies a confirmed write through whatever client e has: asked, or by code.
-func wrApply(e *testEnv, tool string, args map[string]any) writeOut {
-	e.t.Helper()
-	var out writeOut
-	e.ok(tool, args, &out)
-	if out.Status == "confirmation_required" {
-		e.ok(tool, withArg(args, "confirmation", out.Confirmation), &out)
-	}
-	if out.Status != "applied" {
-		e.t.Fatalf("%s = %+v, want applied", tool, out)
-	}
-	return out
 }
