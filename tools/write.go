@@ -68,8 +68,10 @@ const settleTimeout = 30 * time.Second
 
 // recordTimeout bounds a journal write made after YNAB answered (the outcome, that the answer
 // reached the client). Like the settling read it runs even when the call was cancelled: a
-// client that goes away must not leave what YNAB did unrecorded.
-const recordTimeout = 10 * time.Second
+// client that goes away must not leave what YNAB did unrecorded. It is generous: the bound is
+// for a store that stops answering, while recording a large operation (a statement of 10,000
+// lines) on a busy machine takes seconds, and a record cut short leaves the entry prepared.
+const recordTimeout = time.Minute
 
 // preview is the text the person sees: the first line, the change lines (at most 20, then
 // "… and N more"), then any warnings.
