@@ -146,7 +146,7 @@ func TestReasonOf(t *testing.T) {
 		{fmt.Errorf("answering: %w", reasonCarrier(reasonCardRefused)), reasonCardRefused},
 		{fmt.Errorf("answering: %w", reasonCarrier(reasonCardOutdated)), reasonCardOutdated},
 		{reasonCarrier(reasonCardNotShown), reasonCardNotShown},
-		{fmt.Errorf("%w What changed: x.", confirm.ErrPlanChanged), reasonPlanChanged},
+		{fmt.Errorf("%w What changed: x", confirm.ErrPlanChanged), reasonPlanChanged},
 		{confirm.ErrCodeRefused, reasonCodeRefused},
 		{fmt.Errorf("x: %w", confirm.ErrCodesDisabled), reasonCodesDisabled},
 		{confirm.ErrCannotAsk, reasonCannotAsk},

@@ -261,7 +261,7 @@ func (h *handlers) applyLocked(ctx context.Context, req *mcp.CallToolRequest, sh
 	ed, err := build(ctx, p)
 	if err != nil {
 		// What the person agreed to can no longer be built: the plan moved under it.
-		return nil, out, fmt.Errorf("%w What changed: %v.", confirm.ErrPlanChanged, err)
+		return nil, out, fmt.Errorf("%w What changed: %v", confirm.ErrPlanChanged, err)
 	}
 	if fp, err := confirm.Fingerprint(ed.plan.ID, ed.subject); err != nil || fp != fingerprint {
 		return nil, out, confirm.ErrPlanChanged

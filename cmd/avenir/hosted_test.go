@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -127,17 +126,5 @@ func TestHostedFlags(t *testing.T) {
 	h := &httpFlags{addr: "0.0.0.0:8080", hosted: true}
 	if err := h.check(); err != nil {
 		t.Errorf("--hosted --http 0.0.0.0:8080: %v", err)
-	}
-}
-
-// remarshal reads from (a result's structured content, say) into to, through JSON.
-func remarshal(t testing.TB, from, to any) {
-	t.Helper()
-	raw, err := json.Marshal(from)
-	if err == nil {
-		err = json.Unmarshal(raw, to)
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }
