@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 	"github.com/avenir-mcp/avenir/ynab"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 )
@@ -116,10 +117,8 @@ func (s *slowYNAB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // applied or abandoned (the sandbox notices a caller gone within a moment).
 func (s *slowYNAB) quiet(t *testing.T) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); s.handling.Load() > 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the sandbox is still handling %d write requests of a killed avenir after 10s", s.handling.Load())
-		}
+	if !hostedtest.WaitFor(10*time.Second, func() bool { return s.handling.Load() == 0 }) {
+		t.Fatalf("the sandbox is still handling %d write requests of a killed avenir after 10s", s.handling.Load())
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 )
 
 // End-to-end tests of the real binary: built once, run as a process, spoken to over stdio.
@@ -337,14 +339,11 @@ func TestPilotOverStdio(t *testing.T) {
 			}
 			// Once the answer is out, the journal says so: an identical call now is a new one.
 			// (It is recorded just after the line is written, so the client may be first.)
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if !hostedtest.WaitFor(10*time.Second, func() bool {
 				stdout, stderr, code = runBinary(t, env, "journal", "show", out.OperationID)
-				if code == 0 && strings.Contains(stdout, "answered") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("journal show %s has no answered event: exit %d\n%s\n%s", out.OperationID, code, stdout, stderr)
-				}
+				return code == 0 && strings.Contains(stdout, "answered")
+			}) {
+				t.Fatalf("journal show %s has no answered event: exit %d\n%s\n%s", out.OperationID, code, stdout, stderr)
 			}
 		})
 	}

@@ -72,7 +72,7 @@ func TestHostedCrashAndRestart(t *testing.T) {
 	// YNAB holds the write's first request long enough to kill the instance in the middle.
 	e.Sandbox.InjectFault(sandbox.Fault{Method: "PATCH", Delay: 3 * time.Second, Count: 2})
 	go victim.CS.CallTool(context.Background(), &mcp.CallToolParams{Name: "move_money", Arguments: hostedtest.WithCode(hostedtest.Move("3"), preview.Confirmation)})
-	prepared := waitFor(t, 20*time.Second, func() bool {
+	prepared := hostedtest.WaitFor(20*time.Second, func() bool {
 		var ops struct {
 			Operations []struct{ Status string } `json:"operations"`
 		}
@@ -93,7 +93,7 @@ func TestHostedCrashAndRestart(t *testing.T) {
 
 	// The next instance that starts settles it by reading YNAB.
 	c := e.Start()
-	settled := waitFor(t, 20*time.Second, func() bool {
+	settled := hostedtest.WaitFor(20*time.Second, func() bool {
 		var ops struct {
 			Operations []struct{ Status string } `json:"operations"`
 		}
@@ -131,7 +131,7 @@ func TestHostedCrashAndRestart(t *testing.T) {
 
 func waitReady(t *testing.T, base string, stderr *strings.Builder) {
 	t.Helper()
-	if !waitFor(t, 30*time.Second, func() bool {
+	if !hostedtest.WaitFor(30*time.Second, func() bool {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			return false
@@ -141,15 +141,4 @@ func waitReady(t *testing.T, base string, stderr *strings.Builder) {
 	}) {
 		t.Fatalf("avenir serve --hosted never got ready:\n%s", stderr.String())
 	}
-}
-
-// waitFor polls cond until it holds or the time is up.
-func waitFor(t *testing.T, limit time.Duration, cond func() bool) bool {
-	t.Helper()
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return false
 }

@@ -31,7 +31,7 @@ func TestServeHosted(t *testing.T) {
 	go func() {
 		done <- runServe(ctx, []string{"--http", addr, "--hosted", "--metrics-addr", metricsAddr}, env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: e.Getenv})
 	}()
-	ready := waitFor(t, 20*time.Second, func() bool {
+	ready := hostedtest.WaitFor(20*time.Second, func() bool {
 		resp, err := http.Get("http://" + metricsAddr + "/readyz")
 		if err != nil {
 			return false

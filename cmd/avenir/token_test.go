@@ -17,6 +17,8 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zalando/go-keyring"
+
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 )
 
 // fakeKeychain is an OS keychain in memory; setErr makes it refuse to keep anything, as a
@@ -482,18 +484,16 @@ func TestKeychainBinaryWithSecretService(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	var callErr error
+	if !hostedtest.WaitFor(10*time.Second, func() bool {
 		var owned bool
-		if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&owned); err != nil {
-			t.Fatal(err)
-		}
-		if owned {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("gnome-keyring-daemon did not take org.freedesktop.secrets within 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
+		callErr = conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&owned)
+		return callErr != nil || owned
+	}) {
+		t.Fatal("gnome-keyring-daemon did not take org.freedesktop.secrets within 10 s")
+	}
+	if callErr != nil {
+		t.Fatal(callErr)
 	}
 
 	config := filepath.Join(dir, "config")
