@@ -370,18 +370,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.sweepLoop(ctx)
 	s.log.Info("avenir hosted serving MCP", "version", s.cfg.Version, "listen", ln.Addr().String(),
 		"endpoint", s.auth.Issuer()+auth.MCPPath, "read_only", s.cfg.ReadOnly)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
+	go func() {
+		<-ctx.Done()
+		s.log.Info("stopping: letting the calls in flight finish", "within", s.cfg.DrainTimeout)
+	}()
+	if err := ServeUntil(ctx, srv, ln, s.cfg.DrainTimeout); err != nil {
 		return fmt.Errorf("serve --hosted: %w", err)
-	case <-ctx.Done():
-	}
-	s.log.Info("stopping: letting the calls in flight finish", "within", s.cfg.DrainTimeout)
-	shutdown, stop := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
-	defer stop()
-	if err := srv.Shutdown(shutdown); err != nil {
-		_ = srv.Close()
 	}
 	return nil
 }

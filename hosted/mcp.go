@@ -1,7 +1,9 @@
 package hosted
 
 import (
+	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -44,4 +46,23 @@ func MCPHandler(getServer func(*http.Request) *mcp.Server, opts MCPOptions) http
 		}
 		stateful.ServeHTTP(w, r)
 	})
+}
+
+// ServeUntil serves srv on ln until ctx ends, then lets the requests in flight finish within
+// drain and closes what is still open after it (a GET stream that waits for news never ends by
+// itself). `serve --http` and Serve stop the same way.
+func ServeUntil(ctx context.Context, srv *http.Server, ln net.Listener, drain time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, stop := context.WithTimeout(context.Background(), drain)
+	defer stop()
+	if err := srv.Shutdown(shutdown); err != nil {
+		_ = srv.Close()
+	}
+	return nil
 }

@@ -144,17 +144,8 @@ func serveHTTP(ctx context.Context, server *mcp.Server, h *httpFlags, e env, log
 	}
 	log.Info("avenir serving MCP over HTTP", attrs...)
 
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
+	if err := hosted.ServeUntil(ctx, srv, ln, 5*time.Second); err != nil {
 		return fmt.Errorf("serve --http: %w", err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		_ = srv.Close() // streams still open after the grace period (a GET that waits for news)
 	}
 	return nil
 }
