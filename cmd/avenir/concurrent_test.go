@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/avenir-mcp/avenir/hosted/hostedtest"
 	"github.com/avenir-mcp/avenir/ynab/sandbox"
 	"github.com/avenir-mcp/avenir/ynab/sandbox/sandboxtest"
 )
@@ -72,7 +73,7 @@ func TestConcurrentMovesConserveMoney(t *testing.T) {
 					c.messages = append(c.messages, err.Error())
 				case res.IsError:
 					c.refused++
-					c.messages = append(c.messages, resultText(res))
+					c.messages = append(c.messages, hostedtest.ResultText(res))
 				default:
 					if _, err := resultInto(res, &out); err != nil {
 						c.broken++
