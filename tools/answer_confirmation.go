@@ -136,7 +136,9 @@ func outcomeOf(res *mcp.CallToolResult, err error) confirm.CardOutcome {
 		_ = json.Unmarshal(raw, &o) // what does not decode stays empty and is filled in below
 	}
 	if res.IsError {
-		o.Status = "error"
+		if o.Status != "partial" { // a partial write keeps its status: part of it is in YNAB
+			o.Status = "error"
+		}
 		if o.Message == "" && len(res.Content) > 0 {
 			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
 				o.Message = bound(tc.Text, 2000)

@@ -489,3 +489,33 @@ func TestCardOnceOpenedNeverACode(t *testing.T) {
 		t.Fatal("wrote without an answer")
 	}
 }
+
+// A card mounted again shows what its answer did: a write that landed in part stays partial
+// (part of it is in YNAB, and the card offers to undo that part), a refused one is an error.
+func TestCardOutcomeKeepsPartial(t *testing.T) {
+	result := func(isError bool, structured map[string]any) *mcp.CallToolResult {
+		return &mcp.CallToolResult{IsError: isError, StructuredContent: structured,
+			Content: []mcp.Content{&mcp.TextContent{Text: "the message"}}}
+	}
+	for _, tt := range []struct {
+		name       string
+		res        *mcp.CallToolResult
+		status     string
+		reason, op string
+	}{
+		{"applied", result(false, map[string]any{"status": "applied", "operation_id": "01OP"}), "applied", "", "01OP"},
+		{"partial", result(true, map[string]any{"status": "partial", "reason": "partial", "operation_id": "01OP"}), "partial", "partial", "01OP"},
+		{"refused by YNAB", result(true, map[string]any{"status": "error", "reason": "ynab_refused", "operation_id": "01OP"}), "error", "ynab_refused", "01OP"},
+		{"not settled", result(true, map[string]any{"status": "error", "reason": "not_settled", "operation_id": "01OP"}), "error", "not_settled", "01OP"},
+		{"an error without structured content", result(true, nil), "error", "", ""},
+		{"no result", nil, "error", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := outcomeOf(tt.res, nil)
+			failed := tt.res == nil || tt.res.IsError
+			if o.Status != tt.status || o.Reason != tt.reason || o.OperationID != tt.op || failed && o.Message == "" {
+				t.Fatalf("outcome %+v; want status %s, reason %q, operation %q (and a message when it failed)", o, tt.status, tt.reason, tt.op)
+			}
+		})
+	}
+}

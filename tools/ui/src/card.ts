@@ -438,7 +438,9 @@ export class Card {
           ? ["warn", "Confirmed; only part of it was written"]
           : status === "declined" || reason === "declined"
             ? ["info", "Declined; nothing was written"]
-            : ["bad", "Answered; nothing was written"];
+            : reason === "not_settled"
+              ? ["warn", "Confirmed; what YNAB holds could not be read back yet"]
+              : ["bad", "Answered; nothing was written"];
     replace(
       this.root,
       this.header(o, this.shown.title || "This change was answered"),
